@@ -1,0 +1,140 @@
+// Package config loads and validates flow's operator configuration (SPEC §4).
+//
+// Only two files are ever read: the file named by --config, or else the user
+// file $XDG_CONFIG_HOME/flow/config.toml. A workspace's own config.toml or
+// .flow.toml is never loaded; its presence only adds a warning. Trust never
+// comes from a file.
+package config
+
+// Check kinds.
+const (
+	KindCheck       = "check"
+	KindTest        = "test"
+	KindLint        = "lint"
+	KindTypecheck   = "typecheck"
+	KindDiagnostics = "diagnostics"
+	KindBuild       = "build"
+)
+
+// Roles.
+const (
+	RolePlanner  = "planner"
+	RoleCoder    = "coder"
+	RoleReviewer = "reviewer"
+)
+
+// Backend APIs.
+const (
+	APINative = "native" // Ollama's /api/chat
+	APIOpenAI = "openai" // OpenAI-compatible /v1/chat/completions
+)
+
+// Config is the validated, effective configuration of one flow process.
+type Config struct {
+	// Workspace is the absolute, symlink-resolved workspace root.
+	Workspace string `json:"workspace"`
+	// ConfigPath is the absolute path of the loaded file, or "" when none was.
+	ConfigPath string `json:"config_path"`
+	// Trusted enables edits and named checks; only --trusted sets it.
+	Trusted bool `json:"trusted"`
+
+	Ollama Ollama  `json:"ollama"`
+	Models Models  `json:"models"`
+	Agent  Agent   `json:"agent"`
+	Checks []Check `json:"checks"` // in file order
+
+	// Warnings are non-fatal findings, shown by flow status.
+	Warnings []string `json:"warnings"`
+}
+
+// Ollama configures the model backend.
+type Ollama struct {
+	BaseURL       string  `json:"base_url"`
+	Model         string  `json:"model"`
+	API           string  `json:"api"`
+	Temperature   float64 `json:"temperature"`
+	ContextLength int     `json:"context_length"`
+	Timeout       float64 `json:"timeout"` // seconds per model call
+	AllowRemote   bool    `json:"allow_remote"`
+	Think         bool    `json:"think"`
+}
+
+// Models holds per-role model overrides; "" inherits Ollama.Model.
+type Models struct {
+	Planner  string `json:"planner"`
+	Coder    string `json:"coder"`
+	Reviewer string `json:"reviewer"`
+}
+
+// Agent holds the run budgets.
+type Agent struct {
+	MaxIterations   int `json:"max_iterations"`
+	MaxCycles       int `json:"max_cycles"`
+	MaxToolCalls    int `json:"max_tool_calls"`
+	MaxContextChars int `json:"max_context_chars"`
+	MaxTaskChars    int `json:"max_task_chars"`
+}
+
+// Check is one named check.
+type Check struct {
+	Name      string   `json:"name"`
+	Cmd       []string `json:"cmd"`
+	Timeout   int      `json:"timeout"` // milliseconds
+	Required  bool     `json:"required"`
+	Kind      string   `json:"kind"`
+	Filetypes []string `json:"filetypes"`
+	// Env, when non-nil, is the allowlist of environment variables passed to
+	// the check; nil inherits flow's whole environment.
+	Env []string `json:"env,omitempty"`
+}
+
+// Default returns the built-in configuration (the reference program's
+// defaults) with no workspace resolved and no checks.
+func Default() Config {
+	return Config{
+		Ollama: Ollama{
+			BaseURL:       "http://127.0.0.1:11434",
+			Model:         "qwen2.5-coder:7b",
+			API:           APINative,
+			Temperature:   0.2,
+			ContextLength: 16384,
+			Timeout:       120,
+		},
+		Agent: Agent{
+			MaxIterations:   6,
+			MaxCycles:       2,
+			MaxToolCalls:    64,
+			MaxContextChars: 100000,
+			MaxTaskChars:    16000,
+		},
+		Checks:   []Check{},
+		Warnings: []string{},
+	}
+}
+
+// ModelFor returns the effective model of role.
+func (c *Config) ModelFor(role string) string {
+	var m string
+	switch role {
+	case RolePlanner:
+		m = c.Models.Planner
+	case RoleCoder:
+		m = c.Models.Coder
+	case RoleReviewer:
+		m = c.Models.Reviewer
+	}
+	if m == "" {
+		return c.Ollama.Model
+	}
+	return m
+}
+
+// Protected returns the absolute paths no file tool may write: the loaded
+// configuration file and the workspace's config.toml and .flow.toml.
+func (c *Config) Protected() []string {
+	p := []string{c.Workspace + "/config.toml", c.Workspace + "/.flow.toml"}
+	if c.ConfigPath != "" {
+		p = append(p, c.ConfigPath)
+	}
+	return p
+}

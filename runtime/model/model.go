@@ -1,0 +1,91 @@
+// Package model defines what the agent needs from a chat model backend: the
+// message and tool-call types and the [Backend] interface. Wire formats live
+// in the backend packages (runtime/model/ollama); this package is a leaf.
+package model
+
+import (
+	"context"
+	"errors"
+)
+
+// Message roles.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one chat message.
+type Message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"` // tool messages
+	Name       string     `json:"name,omitempty"`         // tool messages: the tool's name
+}
+
+// ToolCall is one function call requested by the model.
+type ToolCall struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Arguments is the raw JSON text of the arguments as the model produced
+	// them. It may be invalid JSON; validating it is the tools layer's job.
+	Arguments string `json:"arguments"`
+}
+
+// Tool is a function tool offered to the model.
+type Tool struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Parameters  map[string]any `json:"parameters"` // a JSON Schema object
+}
+
+// Request is one chat call.
+type Request struct {
+	Model    string
+	Messages []Message
+	Tools    []Tool
+	// OnDelta, when set, receives streamed content as it arrives.
+	OnDelta func(text string)
+}
+
+// Usage counts the tokens of one or more calls, as reported by the server.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{u.PromptTokens + o.PromptTokens, u.CompletionTokens + o.CompletionTokens}
+}
+
+// Response is the assistant's answer to one Request.
+type Response struct {
+	Message    Message
+	Usage      Usage
+	DoneReason string
+}
+
+// Backend is a chat model server.
+type Backend interface {
+	Chat(ctx context.Context, req Request) (Response, error)
+}
+
+// ModelInfo describes an installed model.
+type ModelInfo struct {
+	Name         string   `json:"name"`
+	Capabilities []string `json:"capabilities,omitempty"`
+}
+
+// Catalog lists the models a server has. flow doctor, the TUI's /models and
+// /model use it; runs never do.
+type Catalog interface {
+	Version(ctx context.Context) (string, error)
+	ListModels(ctx context.Context) ([]ModelInfo, error)
+	ShowModel(ctx context.Context, name string) (ModelInfo, error)
+}
+
+// ErrModelNotFound is returned when the server does not have the model.
+var ErrModelNotFound = errors.New("model not found")

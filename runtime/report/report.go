@@ -1,0 +1,131 @@
+// Package report defines the JSON reports flow prints and returns: the run
+// report, the check report and the status report (SPEC §15). It is a leaf
+// package: every front end (CLI, MCP, Neovim, TUI) serialises these types
+// unchanged, so the wire shape lives in one place.
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Status values shared by reports, roles, checks and verification objects.
+const (
+	StatusOK          = "ok"
+	StatusFailed      = "failed"
+	StatusUnverified  = "unverified"
+	StatusStale       = "stale"
+	StatusError       = "error"
+	StatusTimeout     = "timeout"
+	StatusUnavailable = "unavailable"
+	StatusCancelled   = "cancelled"
+	StatusBusy        = "busy"
+)
+
+// SourceCheck is the source tag of every configured check result.
+const SourceCheck = "flow.check"
+
+// CheckResult is the outcome of one named check (SPEC §9, §15).
+type CheckResult struct {
+	Name            string   `json:"name"`
+	Source          string   `json:"source"`
+	Cmd             []string `json:"cmd,omitempty"`
+	Timeout         int      `json:"timeout,omitempty"`
+	Required        bool     `json:"required"`
+	Kind            string   `json:"kind,omitempty"`
+	Filetypes       []string `json:"filetypes"`
+	Status          string   `json:"status"`
+	Returncode      *int     `json:"returncode,omitempty"`
+	Error           string   `json:"error,omitempty"`
+	Stdout          string   `json:"stdout"`
+	StdoutTruncated bool     `json:"stdout_truncated"`
+	Stderr          string   `json:"stderr"`
+	StderrTruncated bool     `json:"stderr_truncated"`
+	DurationMS      int64    `json:"duration_ms"`
+}
+
+// CheckReport aggregates the named checks of one `flow check` invocation, one
+// `flow_check` tool call or one verification step.
+type CheckReport struct {
+	Status   string        `json:"status"`
+	Verified bool          `json:"verified"`
+	Checks   []CheckResult `json:"checks"`
+	Reason   string        `json:"reason"`
+	Source   string        `json:"source,omitempty"`
+	Error    string        `json:"error,omitempty"`
+}
+
+// Backend describes the model backend in a status report. Status never
+// contacts the model, so Connectivity is always "unverified".
+type Backend struct {
+	Type         string `json:"type"`
+	API          string `json:"api"`
+	BaseURL      string `json:"base_url"`
+	Connectivity string `json:"connectivity"`
+	Note         string `json:"note"`
+}
+
+// Models names the effective model of every role.
+type Models struct {
+	Planner  string `json:"planner"`
+	Coder    string `json:"coder"`
+	Reviewer string `json:"reviewer"`
+}
+
+// CheckSummary is the argv-free view of a configured check in a status report.
+type CheckSummary struct {
+	Name      string   `json:"name"`
+	Required  bool     `json:"required"`
+	Kind      string   `json:"kind"`
+	Filetypes []string `json:"filetypes"`
+}
+
+// Editor describes the editor attachment in a status report.
+type Editor struct {
+	Status    string         `json:"status"`
+	Tools     []string       `json:"tools"`
+	Error     *string        `json:"error"`
+	Attached  bool           `json:"attached"`
+	Workspace string         `json:"workspace,omitempty"`
+	Context   map[string]any `json:"context,omitempty"`
+}
+
+// Capabilities states what this flow binary can and cannot do.
+type Capabilities struct {
+	SingleWriter        bool   `json:"single_writer"`
+	ReadOnlyConcurrency int    `json:"read_only_concurrency"`
+	ArbitraryCommands   bool   `json:"arbitrary_commands"`
+	Plugins             bool   `json:"plugins"`
+	FileIO              string `json:"file_io"`
+	Undo                bool   `json:"undo"`
+}
+
+// Status is the report of `flow status` and the MCP `flow_status` tool.
+type Status struct {
+	Status       string         `json:"status"`
+	Version      string         `json:"version"`
+	Workspace    string         `json:"workspace"`
+	Trusted      bool           `json:"trusted"`
+	ConfigPath   *string        `json:"config_path"`
+	Backend      Backend        `json:"backend"`
+	Models       Models         `json:"models"`
+	Checks       []CheckSummary `json:"checks"`
+	Editor       Editor         `json:"editor"`
+	Warnings     []string       `json:"warnings"`
+	Capabilities Capabilities   `json:"capabilities"`
+	Busy         bool           `json:"busy"`
+	LastReport   any            `json:"last_report"`
+	Error        string         `json:"error,omitempty"`
+}
+
+// Marshal encodes v as compact UTF-8 JSON without HTML escaping and without a
+// trailing newline. Every report flow prints goes through it.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
