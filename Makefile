@@ -1,0 +1,49 @@
+# flow — make targets. `make` (or `make help`) lists them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+GO       ?= go
+BIN      ?= bin
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
+LDFLAGS  := -X main.version=$(VERSION)
+FUZZTIME ?= 5s
+
+.PHONY: help build install test test-race fuzz lint fmt check bench clean
+
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+build: ## build bin/flow and bin/flow-fake-ollama
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/flow ./cmd/flow
+	$(GO) build -o $(BIN)/flow-fake-ollama ./cmd/flow-fake-ollama
+
+install: ## go install ./cmd/flow
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/flow
+
+test: ## the whole test suite, then a short run of every fuzz target
+	$(GO) test -count=1 ./...
+	$(MAKE) --no-print-directory fuzz
+
+test-race: ## the test suite under the race detector
+	$(GO) test -race -count=1 ./...
+
+fuzz: ## run each fuzz target for FUZZTIME (default 5s)
+	$(GO) test -run='^$$' -fuzz='^FuzzValidPath$$' -fuzztime=$(FUZZTIME) ./bufferfs
+	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./runtime/config
+
+lint: ## gofmt check and go vet
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+fmt: ## gofmt -s -w
+	gofmt -s -w $$(git ls-files '*.go')
+
+check: lint test ## lint + test: what CI runs
+
+BENCHPKGS ?= ./cmd/flow ./bufferfs ./runtime/...
+bench: ## print the performance figures (benchmarks, not timed tests)
+	$(GO) test -run='^$$' -bench=. -benchmem -count=1 $(BENCHPKGS)
+
+clean: ## remove bin/ and the test cache
+	rm -rf $(BIN)
+	$(GO) clean -testcache

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// commands lists every subcommand of SPEC §3.
+var commands = map[string]bool{
+	"run": true, "check": true, "status": true, "serve": true, "tui": true,
+	"nvim": true, "undo": true, "doctor": true, "version": true, "help": true,
+}
+
+// options are the parsed command line.
+type options struct {
+	command string   // "" = the TUI
+	args    []string // positional arguments after the command
+
+	configFile    string
+	workspace     string
+	model         string
+	modelSet      bool
+	trusted       bool
+	nvim          string
+	editorTimeout float64
+	editorModule  string
+	quiet         bool
+	name          string // check --name
+	version       bool
+	help          bool
+}
+
+// usageError is a command-line error: exit 2 with `flow: <message>`.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// parseArgs implements the grammar of SPEC §3:
+//
+//	flow [COMMON...] [COMMAND [COMMON...] [ARGS...]]
+//
+// Common flags are accepted anywhere before "--"; when a flag is given twice
+// the later occurrence wins.
+func parseArgs(argv []string) (*options, error) {
+	o := &options{editorTimeout: 120, editorModule: "rose.tools"}
+	onlyArgs := false
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		if onlyArgs || a == "-" || !strings.HasPrefix(a, "-") {
+			if o.command == "" && !onlyArgs {
+				if !commands[a] {
+					return nil, usagef("unknown command %q (see flow help)", a)
+				}
+				o.command = a
+				continue
+			}
+			o.args = append(o.args, a)
+			continue
+		}
+		if a == "--" {
+			onlyArgs = true
+			continue
+		}
+		name, value, hasValue := strings.Cut(a, "=")
+		needValue := func() (string, error) {
+			if hasValue {
+				return value, nil
+			}
+			if i+1 >= len(argv) {
+				return "", usagef("flag %s needs a value", name)
+			}
+			i++
+			return argv[i], nil
+		}
+		noValue := func() error {
+			if hasValue {
+				return usagef("flag %s takes no value", name)
+			}
+			return nil
+		}
+		var err error
+		switch name {
+		case "--config", "-c":
+			o.configFile, err = needValue()
+			if err == nil && o.configFile == "" {
+				err = usagef("--config needs a file name")
+			}
+		case "--workspace", "-w":
+			o.workspace, err = needValue()
+			if err == nil && o.workspace == "" {
+				err = usagef("--workspace needs a directory")
+			}
+		case "--model", "-m":
+			o.model, err = needValue()
+			o.modelSet = true
+			if err == nil && strings.TrimSpace(o.model) == "" {
+				err = usagef("--model must be a nonempty model name")
+			}
+		case "--trusted":
+			err = noValue()
+			o.trusted = true
+		case "--nvim":
+			o.nvim, err = needValue()
+		case "--editor-timeout":
+			var v string
+			if v, err = needValue(); err == nil {
+				o.editorTimeout, err = parseEditorTimeout(v)
+			}
+		case "--editor-module":
+			o.editorModule, err = needValue()
+			if err == nil && !validModuleName(o.editorModule) {
+				err = usagef("--editor-module must be a Lua module name such as rose.tools")
+			}
+		case "--quiet", "-q":
+			err = noValue()
+			o.quiet = true
+		case "--name":
+			o.name, err = needValue()
+		case "--version":
+			err = noValue()
+			o.version = true
+		case "--help", "-h":
+			err = noValue()
+			o.help = true
+		default:
+			err = usagef("unknown flag %s (see flow help)", name)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return o, checkArity(o)
+}
+
+func checkArity(o *options) error {
+	n := len(o.args)
+	switch o.command {
+	case "run":
+		if n == 0 && !o.help {
+			return usagef("run needs a task: flow run TASK...")
+		}
+	case "check", "undo":
+		if n > 1 {
+			return usagef("%s takes at most one argument", o.command)
+		}
+	case "help":
+		if n > 1 {
+			return usagef("help takes at most one command name")
+		}
+	default:
+		if n > 0 {
+			return usagef("%s takes no arguments (got %q)", commandName(o.command), o.args[0])
+		}
+	}
+	if o.name != "" && o.command != "check" {
+		return usagef("--name is only valid with check")
+	}
+	if o.version && o.command != "" && o.command != "version" {
+		return usagef("--version is not valid with %s", o.command)
+	}
+	return nil
+}
+
+func commandName(c string) string {
+	if c == "" {
+		return "flow"
+	}
+	return c
+}
+
+func parseEditorTimeout(v string) (float64, error) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0.1 || f > 660 {
+		return 0, usagef("--editor-timeout must be between 0.1 and 660 seconds")
+	}
+	return f, nil
+}
+
+// validModuleName accepts dotted Lua module names (letters, digits, '_',
+// '-' and '.'), so the name can never carry Lua code.
+func validModuleName(s string) bool {
+	if s == "" || len(s) > 128 || s[0] == '.' || s[len(s)-1] == '.' {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-', r == '.':
+		default:
+			return false
+		}
+	}
+	return !strings.Contains(s, "..")
+}

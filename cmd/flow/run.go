@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"flow/bufferfs"
+	"flow/runtime/config"
+	"flow/runtime/report"
+)
+
+// Exit codes of SPEC §3.
+const (
+	exitOK          = 0
+	exitNotOK       = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+const interruptedMessage = "flow interrupted; edits already written remain (see flow undo)"
+
+// env is what every subcommand receives.
+type env struct {
+	opts   *options
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+// run is the whole program behind main, callable from tests.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o, err := parseArgs(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "flow: %s\n", err)
+		return exitUsage
+	}
+	e := &env{opts: o, stdin: stdin, stdout: stdout, stderr: stderr, getenv: osGetenv}
+	if o.help || o.command == "help" {
+		return cmdHelp(e)
+	}
+	if o.version || o.command == "version" {
+		fmt.Fprintf(stdout, "flow %s\n", flowVersion())
+		return exitOK
+	}
+	var (
+		rep    any
+		status string
+	)
+	switch o.command {
+	case "status":
+		rep, status, err = cmdStatus(ctx, e)
+	case "check":
+		rep, status, err = cmdCheck(ctx, e)
+	default:
+		err = usagef("%s is not implemented yet", commandName(o.command))
+	}
+	return finish(ctx, e, rep, status, err)
+}
+
+// finish prints the report (or the error) and picks the exit code: nothing
+// reaches stdout after an interrupt or an error.
+func finish(ctx context.Context, e *env, rep any, status string, err error) int {
+	if ctx.Err() != nil {
+		fmt.Fprintln(e.stderr, interruptedMessage)
+		return exitInterrupted
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "flow: %s\n", err)
+		return exitUsage
+	}
+	b, err := report.Marshal(rep)
+	if err == nil {
+		_, err = e.stdout.Write(append(b, '\n'))
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "flow: write report: %s\n", err)
+		return exitUsage
+	}
+	if status == report.StatusOK {
+		return exitOK
+	}
+	return exitNotOK
+}
+
+// loadConfig loads the configuration with the command-line overrides.
+func loadConfig(e *env) (*config.Config, error) {
+	o := e.opts
+	return config.Load(config.LoadOptions{
+		ConfigFile: o.configFile,
+		Workspace:  o.workspace,
+		Model:      o.model,
+		Trusted:    o.trusted,
+		Getenv:     e.getenv,
+	})
+}
+
+// openWorkspace opens the configured workspace for safe disk I/O.
+func openWorkspace(cfg *config.Config) (*bufferfs.Disk, error) {
+	d, err := bufferfs.NewDisk(cfg.Workspace, bufferfs.DiskOptions{Trusted: cfg.Trusted, Protected: cfg.Protected()})
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w", cfg.Workspace, err)
+	}
+	return d, nil
+}
