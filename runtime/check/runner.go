@@ -1,0 +1,219 @@
+// Package check runs flow's named checks (SPEC §9): the operator-configured
+// commands, and only those, that decide whether a workspace is verified.
+//
+// A check runs its exact argv, never through a shell, with the workspace
+// root as working directory, /dev/null as stdin, the inherited environment
+// (or only the variables of its `env` allowlist) and its own process group.
+// Its output is read through pipes, and only the last [OutputTail] bytes of
+// each stream are kept. On timeout or cancellation the group gets SIGTERM and,
+// one second later, SIGKILL. When a check ends for any reason its whole
+// process group is killed, so nothing it started outlives it.
+//
+// Checks run one after another in configuration order. [Runner.Run]
+// aggregates their results into a [report.CheckReport]: the workspace is
+// verified only when at least one required check ran and every required
+// check passed.
+package check
+
+import (
+	"context"
+	"time"
+
+	"flow/runtime/config"
+	"flow/runtime/report"
+)
+
+// Messages shared with the reference program (reference §8.2, §9).
+const (
+	msgUntrusted = "Named checks require --trusted"
+	msgUnknown   = "No such configured check"
+	msgCancelled = "check cancelled"
+	// ReasonUnverified is the check report's reason whenever it is not
+	// verified.
+	ReasonUnverified = "Every required check must run and pass; at least one required check must be configured"
+)
+
+// DefaultTimeout is the timeout of a check whose configured timeout is not
+// positive (the configuration's default, SPEC §16).
+const DefaultTimeout = 60000 * time.Millisecond
+
+// Runner runs a workspace's named checks. The zero value runs nothing: it is
+// untrusted. A Runner holds no state between calls; it may be reused, but its
+// calls should not overlap (checks share the workspace).
+type Runner struct {
+	// Root is the workspace root, the working directory of every check.
+	Root string
+	// Trusted enables execution; without it every check is "unverified".
+	Trusted bool
+	// Checks are the configured checks, in configuration order.
+	Checks []config.Check
+	// Fresh, when non-nil, is called before and after each check; an error
+	// makes that result "stale" with the error text (the workspace root was
+	// replaced). A check found stale before it starts is not executed.
+	Fresh func(ctx context.Context) error
+	// OnStart and OnEnd, when non-nil, are called around each configured
+	// check that RunCheck handles, whether or not it executes (progress
+	// events). They are not called for an unknown check name.
+	OnStart func(c config.Check)
+	OnEnd   func(r report.CheckResult)
+}
+
+// Run runs the check called name, or every configured check when name is "",
+// and aggregates the results (SPEC §9, reference §9.4).
+//
+// With no name, the required checks are those configured required:true.
+// With a name, only that check runs and it is treated as required whatever
+// its configuration says (its result still shows the configured flag); an
+// unknown name gives one "unavailable" result.
+//
+// The report is verified when at least one required check ran and all
+// required results are "ok"; its status is then "ok". Otherwise the status is
+// "failed" when a required check failed, else "cancelled" when a check was
+// cancelled, else "unverified"; the reason is [ReasonUnverified].
+//
+// Once ctx is cancelled, the running check is stopped and the checks not yet
+// started are not executed: each is still reported, with status "cancelled",
+// so the report always lists every check asked for.
+func (r *Runner) Run(ctx context.Context, name string) report.CheckReport {
+	results := []report.CheckResult{}
+	var required []int // indices into results
+	if name == "" {
+		for _, c := range r.Checks {
+			if c.Required {
+				required = append(required, len(results))
+			}
+			results = append(results, r.RunCheck(ctx, c))
+		}
+	} else {
+		required = []int{0}
+		if c, ok := r.find(name); ok {
+			results = append(results, r.RunCheck(ctx, c))
+		} else {
+			results = append(results, report.CheckResult{
+				Name:   name,
+				Source: report.SourceCheck,
+				Status: report.StatusUnavailable,
+				Error:  msgUnknown,
+			})
+		}
+	}
+	return aggregate(results, required)
+}
+
+// find returns the first configured check called name.
+func (r *Runner) find(name string) (config.Check, bool) {
+	for _, c := range r.Checks {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return config.Check{}, false
+}
+
+// aggregate builds the check report of results, where required lists the
+// indices of the required results.
+func aggregate(results []report.CheckResult, required []int) report.CheckReport {
+	verified := len(required) > 0
+	failed := false
+	for _, i := range required {
+		switch results[i].Status {
+		case report.StatusOK:
+		case report.StatusFailed:
+			verified, failed = false, true
+		default:
+			verified = false
+		}
+	}
+	cancelled := false
+	for _, res := range results {
+		if res.Status == report.StatusCancelled {
+			cancelled = true
+		}
+	}
+	rep := report.CheckReport{Verified: verified, Checks: results}
+	switch {
+	case verified:
+		rep.Status = report.StatusOK
+	case failed:
+		rep.Status = report.StatusFailed
+	case cancelled:
+		rep.Status = report.StatusCancelled
+	default:
+		rep.Status = report.StatusUnverified
+	}
+	if !verified {
+		rep.Reason = ReasonUnverified
+	}
+	return rep
+}
+
+// RunCheck runs one check and returns its result, calling OnStart and OnEnd
+// around it.
+//
+// Results by situation: untrusted → "unverified" (nothing executed); ctx
+// already cancelled → "cancelled" (not started); Fresh failing before →
+// "stale" (not executed); executable missing, not executable, or the root
+// missing → "unavailable" with the OS message; another start error → "error";
+// exit 0 → "ok"; another exit status → "failed" with that returncode; killed
+// by a signal → "failed" with returncode minus the signal number; timeout →
+// "timeout"; cancellation → "cancelled"; Fresh failing after → "stale" (the
+// output is kept, the returncode dropped). Results that did not execute carry
+// no output and no duration.
+func (r *Runner) RunCheck(ctx context.Context, c config.Check) report.CheckResult {
+	if r.OnStart != nil {
+		r.OnStart(c)
+	}
+	res := r.runCheck(ctx, c)
+	if r.OnEnd != nil {
+		r.OnEnd(res)
+	}
+	return res
+}
+
+func (r *Runner) runCheck(ctx context.Context, c config.Check) report.CheckResult {
+	res := baseResult(c)
+	if !r.Trusted {
+		res.Status, res.Error = report.StatusUnverified, msgUntrusted
+		return res
+	}
+	if ctx.Err() != nil {
+		res.Status, res.Error = report.StatusCancelled, msgCancelled
+		return res
+	}
+	if r.Fresh != nil {
+		if err := r.Fresh(ctx); err != nil {
+			res.Status, res.Error = report.StatusStale, err.Error()
+			return res
+		}
+	}
+	timeout := time.Duration(c.Timeout) * time.Millisecond
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	started := time.Now()
+	out := execute(ctx, r.Root, c.Cmd, envFor(c.Env), timeout)
+	res.DurationMS = time.Since(started).Round(time.Millisecond).Milliseconds()
+	res.Status, res.Returncode, res.Error = out.status, out.returncode, out.err
+	res.Stdout, res.StdoutTruncated = out.stdout.String(), out.stdout.Truncated()
+	res.Stderr, res.StderrTruncated = out.stderr.String(), out.stderr.Truncated()
+	if r.Fresh != nil && res.Status != report.StatusCancelled {
+		if err := r.Fresh(ctx); err != nil {
+			res.Status, res.Error, res.Returncode = report.StatusStale, err.Error(), nil
+		}
+	}
+	return res
+}
+
+// baseResult is the part of a result that comes from the configuration.
+func baseResult(c config.Check) report.CheckResult {
+	filetypes := append([]string{}, c.Filetypes...) // [] rather than null in JSON
+	return report.CheckResult{
+		Name:      c.Name,
+		Source:    report.SourceCheck,
+		Cmd:       append([]string(nil), c.Cmd...),
+		Timeout:   c.Timeout,
+		Required:  c.Required,
+		Kind:      c.Kind,
+		Filetypes: filetypes,
+	}
+}
