@@ -28,8 +28,8 @@ test-race: ## the test suite under the race detector
 	$(GO) test -race -count=1 ./...
 
 fuzz: ## run each fuzz target for FUZZTIME (default 5s)
-	$(GO) test -run='^$$' -fuzz='^FuzzValidPath$$' -fuzztime=$(FUZZTIME) ./bufferfs
-	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./runtime/config
+	$(GO) test -run='^$$' -fuzz='^FuzzValidPath$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./bufferfs
+	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./runtime/config
 
 lint: ## gofmt check and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
