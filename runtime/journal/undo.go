@@ -1,0 +1,299 @@
+package journal
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"flow/bufferfs"
+	"flow/runtime/report"
+)
+
+// StatusConflict is the status of an undo that left some files untouched
+// because they changed after the run.
+const StatusConflict = "conflict"
+
+// UndoReport is the result of [Store.Undo], printed by `flow undo` as its
+// one JSON object.
+type UndoReport struct {
+	// Status is "ok" when every journalled file is back to its state before
+	// the run (restored, removed or already unchanged), or there was nothing
+	// left to undo; "conflict" when some files changed after the run and were
+	// left untouched; "unverified" when the workspace has no run to undo;
+	// "error" when the run is unknown or something failed.
+	Status string `json:"status"`
+	// RunID is the run undone (the last run when none was named).
+	RunID     string `json:"run_id"`
+	Workspace string `json:"workspace"`
+	// Restored lists files given back their old content and mode.
+	Restored []string `json:"restored"`
+	// Removed lists files the run had created and undo deleted.
+	Removed []string `json:"removed"`
+	// Unchanged lists files that already had their state before the run
+	// (the run was stopped before writing them, or they were reverted).
+	Unchanged []string `json:"unchanged"`
+	// Conflicts lists files left untouched, with the reason.
+	Conflicts []Conflict `json:"conflicts"`
+	// AlreadyUndone is true when an earlier undo completed for this run.
+	AlreadyUndone bool `json:"already_undone"`
+	// Message says in one sentence what happened.
+	Message string `json:"message"`
+	// Error is the failure behind status "error".
+	Error string `json:"error,omitempty"`
+}
+
+// Conflict is a file undo did not touch.
+type Conflict struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Undo reverts the run runID ("" for the workspace's last run) through
+// fsys, which must be the workspace's file system: the same bufferfs
+// implementation the run used, so that in Neovim loaded buffers are
+// refreshed and unsaved ones are never overwritten. For each journalled
+// file, in path order:
+//   - it already has its state from before the run: unchanged;
+//   - its raw bytes and mode are those of a version the run wrote: the old
+//     content is written back with the old mode, or the file is removed
+//     when the run created it;
+//   - otherwise it changed after the run: a conflict, left untouched.
+//
+// When every file ends in its old state the run is marked undone, and a
+// later Undo of it is a no-op that says so. Undo never runs git. The caller
+// should hold the workspace [Lock]. The returned error is non-nil only
+// together with status "error"; the report is always complete.
+func (s *Store) Undo(ctx context.Context, fsys bufferfs.FS, runID string) (UndoReport, error) {
+	rep := UndoReport{
+		RunID:     runID,
+		Workspace: s.root,
+		Restored:  []string{},
+		Removed:   []string{},
+		Unchanged: []string{},
+		Conflicts: []Conflict{},
+	}
+	if runID == "" {
+		id, err := s.LastRunID()
+		if err != nil {
+			return rep.fail(err)
+		}
+		if id == "" {
+			rep.Status = report.StatusUnverified
+			rep.Message = "no run to undo in workspace " + s.root
+			return rep, nil
+		}
+		runID = id
+		rep.RunID = id
+	}
+	if err := checkRunID(runID); err != nil {
+		return rep.fail(err)
+	}
+	run, ok, err := s.findRun(runID)
+	if err != nil {
+		return rep.fail(err)
+	}
+	if !ok {
+		return rep.fail(s.missingRun(runID))
+	}
+	dir := s.runPath(run)
+	if _, err := os.Stat(filepath.Join(dir, undoneFile)); err == nil {
+		rep.Status = report.StatusOK
+		rep.AlreadyUndone = true
+		rep.Message = "run " + runID + " was already undone"
+		return rep, nil
+	}
+	entries, err := readLog(dir)
+	if err != nil {
+		return rep.fail(err)
+	}
+	if err := s.sameRoot(fsys); err != nil {
+		return rep.fail(err)
+	}
+	failed := false
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return rep.fail(fmt.Errorf("undo of run %s interrupted: %w", runID, err))
+		}
+		if !s.undoEntry(ctx, fsys, dir, e, &rep) {
+			failed = true
+		}
+	}
+	rep.summarise(len(entries), failed)
+	if rep.Status == report.StatusOK {
+		if b, err := json.Marshal(rep); err == nil {
+			if err := writeAtomic(dir, undoneFile, b); err != nil {
+				// The files are restored; only the no-op marker is missing, and
+				// a repeated undo would find every file unchanged anyway.
+				rep.Message += fmt.Sprintf(" (could not mark the run undone: %v)", err)
+			}
+		}
+	}
+	return rep, nil
+}
+
+// fail turns err into an error report.
+func (rep UndoReport) fail(err error) (UndoReport, error) {
+	msg := strings.TrimPrefix(err.Error(), "journal: ")
+	rep.Status = report.StatusError
+	rep.Message = msg
+	rep.Error = msg
+	return rep, err
+}
+
+// missingRun explains why a run id is not in the journal.
+func (s *Store) missingRun(id string) error {
+	kept := fmt.Sprintf("the last %d runs and at most %s are kept", s.opts.MaxRuns, formatBytes(s.opts.MaxBytes))
+	if s.wasEvicted(id) {
+		return fmt.Errorf("run %s was removed from the journal by retention (%s); it can no longer be undone", id, kept)
+	}
+	return fmt.Errorf("run %s is not in the journal (it may have been removed by retention: %s)", id, kept)
+}
+
+// sameRoot checks that fsys is the Store's workspace.
+func (s *Store) sameRoot(fsys bufferfs.FS) error {
+	a, err := os.Stat(s.root)
+	if err != nil {
+		return fmt.Errorf("workspace %s: %w", s.root, err)
+	}
+	b, err := os.Stat(fsys.Root())
+	if err != nil || !os.SameFile(a, b) {
+		return fmt.Errorf("undo got the file system of %s, not of workspace %s", fsys.Root(), s.root)
+	}
+	return nil
+}
+
+// undoEntry reverts one file and records the outcome; it returns false when
+// an operation failed (as opposed to a conflict or success).
+func (s *Store) undoEntry(ctx context.Context, fsys bufferfs.FS, dir string, e *entry, rep *UndoReport) bool {
+	conflict := func(reason string) bool {
+		rep.Conflicts = append(rep.Conflicts, Conflict{Path: e.path, Reason: reason})
+		return true
+	}
+	failure := func(reason string) bool {
+		rep.Conflicts = append(rep.Conflicts, Conflict{Path: e.path, Reason: reason})
+		return false
+	}
+	cur, err := fsys.Stat(ctx, e.path)
+	if err != nil {
+		return conflict("left untouched: cannot examine the file: " + err.Error())
+	}
+	if cur.Exists && cur.SHA256 == "" {
+		return conflict("left untouched: the file's content could not be hashed")
+	}
+	curMode := cur.Mode.Perm()
+	switch {
+	case !cur.Exists && !e.existed,
+		cur.Exists && e.existed && cur.SHA256 == e.oldSHA256 && curMode == e.oldMode:
+		rep.Unchanged = append(rep.Unchanged, e.path)
+		return true
+	case !cur.Exists:
+		return conflict("left untouched: the file was deleted after the run")
+	}
+	wrote, contentMatch := false, false
+	var last version
+	for _, v := range e.written {
+		if v.sha == cur.SHA256 {
+			contentMatch = true
+			last = v
+			if v.mode == curMode {
+				wrote = true
+				break
+			}
+		}
+	}
+	if !wrote {
+		if contentMatch {
+			return conflict(fmt.Sprintf("left untouched: its mode changed after the run (now %#o, the run left %#o)", curMode, last.mode))
+		}
+		return conflict("left untouched: the file changed after the run")
+	}
+	if !e.existed {
+		if err := fsys.Remove(ctx, e.path); err != nil {
+			return failure("removing the file the run created failed: " + err.Error())
+		}
+		rep.Removed = append(rep.Removed, e.path)
+		return true
+	}
+	old, err := os.ReadFile(filepath.Join(dir, blobsDir, e.blob))
+	if err != nil {
+		return failure("left untouched: the journal's copy of the old content is missing: " + err.Error())
+	}
+	if int64(len(old)) != e.oldSize || hashHex(old) != e.oldSHA256 {
+		return failure("left untouched: the journal's copy of the old content is damaged")
+	}
+	if _, err := fsys.Write(ctx, e.path, old, bufferfs.WriteOptions{Mode: e.oldMode}); err != nil {
+		return failure("restoring the old content failed: " + err.Error())
+	}
+	after, err := fsys.Stat(ctx, e.path)
+	if err != nil || !after.Exists || after.SHA256 != e.oldSHA256 || after.Mode.Perm() != e.oldMode {
+		reason := "the old content was written back but could not be verified"
+		if err == nil && after.Exists && after.SHA256 == e.oldSHA256 {
+			reason = fmt.Sprintf("the old content was written back but its mode is %#o, not %#o", after.Mode.Perm(), e.oldMode)
+		}
+		return failure(reason)
+	}
+	rep.Restored = append(rep.Restored, e.path)
+	return true
+}
+
+// summarise sets the status and message once every file was handled.
+func (rep *UndoReport) summarise(files int, failed bool) {
+	switch {
+	case failed:
+		rep.Status = report.StatusError
+	case len(rep.Conflicts) > 0:
+		rep.Status = StatusConflict
+	default:
+		rep.Status = report.StatusOK
+	}
+	if files == 0 {
+		rep.Message = "run " + rep.RunID + " changed no files; nothing to undo"
+		return
+	}
+	var parts []string
+	if n := len(rep.Restored); n > 0 {
+		parts = append(parts, "restored "+plural(n, "file"))
+	}
+	if n := len(rep.Removed); n > 0 {
+		parts = append(parts, "removed "+plural(n, "created file"))
+	}
+	if n := len(rep.Unchanged); n > 0 {
+		parts = append(parts, plural(n, "file")+" already as before the run")
+	}
+	if n := len(rep.Conflicts); n > 0 {
+		parts = append(parts, plural(n, "file")+" left untouched (see conflicts)")
+	}
+	switch rep.Status {
+	case report.StatusOK:
+		rep.Message = "undid run " + rep.RunID + ": " + strings.Join(parts, ", ")
+	case StatusConflict:
+		rep.Message = "undid run " + rep.RunID + " partly: " + strings.Join(parts, ", ") + "; run flow undo again after resolving them"
+	default:
+		rep.Message = "undo of run " + rep.RunID + " failed for some files: " + strings.Join(parts, ", ")
+		rep.Error = "some files could not be restored"
+	}
+}
+
+// plural returns "1 file" or "n files".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// formatBytes renders a byte count for a message ("256 MiB").
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
