@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"flow/bufferfs"
 	"flow/runtime/config"
@@ -104,3 +105,6 @@ func openWorkspace(cfg *config.Config) (*bufferfs.Disk, error) {
 	}
 	return d, nil
 }
+
+// osGetenv reads the process environment; tests replace env.getenv.
+func osGetenv(k string) string { return os.Getenv(k) }
