@@ -6,9 +6,9 @@ package tools
 
 import (
 	"context"
+	"time"
 
 	"flow/bufferfs"
-	"flow/runtime/model"
 	"flow/runtime/report"
 )
 
@@ -53,7 +53,8 @@ type Result struct {
 	Check *report.CheckReport
 }
 
-// Registry dispatches tool calls for one run.
+// Registry dispatches tool calls for one run. It is safe for concurrent
+// use when its FS and hooks are.
 //
 // The implementation lives in the other files of this package; this file
 // fixes the API the agent builds on:
@@ -61,4 +62,10 @@ type Result struct {
 //	func New(fsys bufferfs.FS, opts Options) *Registry
 //	func (r *Registry) Schemas(role string) []model.Tool
 //	func (r *Registry) Call(ctx context.Context, role string, call model.ToolCall) Result
-var _ = model.Tool{}
+type Registry struct {
+	fs   bufferfs.FS
+	opts Options
+	// searchTimeout bounds one file_search; zero means searchTimeLimit.
+	// Tests shorten it.
+	searchTimeout time.Duration
+}

@@ -1,0 +1,227 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"flow/bufferfs"
+	"flow/runtime/config"
+	"flow/runtime/model"
+)
+
+// Tool names.
+const (
+	FileRead   = "file_read"
+	FileList   = "file_list"
+	FileSearch = "file_search"
+	FileEdit   = "file_edit"
+	FileWrite  = "file_write"
+	FlowCheck  = "flow_check"
+)
+
+// tool is one built-in tool: its schema, its description and its handler.
+type tool struct {
+	name string
+	// desc is the embedded Markdown description.
+	desc string
+	// params returns a fresh parameters schema.
+	params func() map[string]any
+	// writes marks the tools only a coder in a trusted workspace gets.
+	writes bool
+	run    func(r *Registry, ctx context.Context, args map[string]any) Result
+}
+
+// builtins returns the tools in the order they are offered to a model.
+func builtins() []tool {
+	return []tool{
+		{name: FileRead, desc: fileReadDoc, params: fileReadParams, run: (*Registry).fileRead},
+		{name: FileList, desc: fileListDoc, params: fileListParams, run: (*Registry).fileList},
+		{name: FileSearch, desc: fileSearchDoc, params: fileSearchParams, run: (*Registry).fileSearch},
+		{name: FileEdit, desc: fileEditDoc, params: fileEditParams, writes: true, run: (*Registry).fileEdit},
+		{name: FileWrite, desc: fileWriteDoc, params: fileWriteParams, writes: true, run: (*Registry).fileWrite},
+		{name: FlowCheck, desc: flowCheckDoc, params: flowCheckParams, writes: true, run: (*Registry).flowCheck},
+	}
+}
+
+// lookup returns the built-in tool called name.
+func lookup(name string) (tool, bool) {
+	for _, t := range builtins() {
+		if t.name == name {
+			return t, true
+		}
+	}
+	return tool{}, false
+}
+
+// New returns a Registry whose file tools work on fsys.
+func New(fsys bufferfs.FS, opts Options) *Registry {
+	return &Registry{fs: fsys, opts: opts}
+}
+
+// RoleAllows reports whether the role matrix of SPEC §6 offers tool to role:
+// file_read, file_list and file_search to every role; file_edit, file_write
+// and flow_check to the coder of a trusted workspace only. Unknown roles and
+// tools get nothing. (A Registry also hides flow_check when it has no
+// [CheckRunner].)
+func RoleAllows(role, tool string, trusted bool) bool {
+	switch role {
+	case config.RolePlanner, config.RoleCoder, config.RoleReviewer:
+	default:
+		return false
+	}
+	switch tool {
+	case FileRead, FileList, FileSearch:
+		return true
+	case FileEdit, FileWrite, FlowCheck:
+		return role == config.RoleCoder && trusted
+	}
+	return false
+}
+
+// offered reports whether this registry offers tool name to role.
+func (r *Registry) offered(role, name string) bool {
+	if name == FlowCheck && r.opts.Checks == nil {
+		return false
+	}
+	return RoleAllows(role, name, r.opts.Trusted)
+}
+
+// Schemas returns the tools offered to role, in a fixed order. Each call
+// returns fresh values the caller may keep or change.
+func (r *Registry) Schemas(role string) []model.Tool {
+	var out []model.Tool
+	for _, t := range builtins() {
+		if r.offered(role, t.name) {
+			out = append(out, model.Tool{Name: t.name, Description: t.desc, Parameters: t.params()})
+		}
+	}
+	return out
+}
+
+// names returns the names of the tools offered to role.
+func (r *Registry) names(role string) string {
+	var names []string
+	for _, t := range r.Schemas(role) {
+		names = append(names, t.Name)
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// Call runs one tool call for role and returns its result. It never panics
+// and never returns a Go error: denied, unknown and malformed calls, failed
+// file operations and even a panicking handler all become an error result
+// the model can act on.
+func (r *Registry) Call(ctx context.Context, role string, call model.ToolCall) (res Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = errorf("internal error in tool %s: %v; this is a bug in flow, not in your call; try a different approach",
+				cutRunes(call.Name, 64), p)
+		}
+	}()
+	t, ok := lookup(call.Name)
+	if !ok {
+		return errorf("unknown tool %q; the available tools are: %s", cutRunes(call.Name, 64), r.names(role))
+	}
+	if !r.offered(role, t.name) {
+		return errorf("Tool '%s' is unavailable for role %s; the available tools are: %s",
+			t.name, cutRunes(role, 32), r.names(role))
+	}
+	args, err := DecodeArgs(call.Arguments)
+	if err != nil {
+		return errorf("Invalid tool arguments: %v; send a JSON object such as %s", err, usage(t))
+	}
+	if err := ValidateArgs(t.params(), args); err != nil {
+		return errorf("Invalid arguments for %s: %v; expected %s", t.name, err, usage(t))
+	}
+	if err := ctx.Err(); err != nil {
+		return errorf("%s cancelled: %v", t.name, err)
+	}
+	return t.run(r, ctx, args)
+}
+
+// usage describes a tool's arguments, e.g.
+// {"path": string, "start_line"?: integer}.
+func usage(t tool) string {
+	schema := t.params()
+	props, _ := schema["properties"].(map[string]any)
+	required := map[string]bool{}
+	req, _ := stringList(schema["required"])
+	for _, k := range req {
+		required[k] = true
+	}
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if required[keys[i]] != required[keys[j]] {
+			return required[keys[i]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		typ := "any"
+		if p, ok := props[k].(map[string]any); ok {
+			if s, ok := p["type"].(string); ok {
+				typ = s
+			}
+		}
+		opt := ""
+		if !required[k] {
+			opt = "?"
+		}
+		parts[i] = fmt.Sprintf("%q%s: %s", k, opt, typ)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// object returns a closed object schema.
+func object(props map[string]any, required ...string) map[string]any {
+	if required == nil {
+		required = []string{}
+	}
+	return map[string]any{
+		"type":                 "object",
+		"properties":           props,
+		"required":             required,
+		"additionalProperties": false,
+	}
+}
+
+// prop returns a property schema of type typ.
+func prop(typ, desc string) map[string]any {
+	return map[string]any{"type": typ, "description": desc}
+}
+
+// stringArg returns args[key] as a string ("" when absent).
+func stringArg(args map[string]any, key string) (string, bool) {
+	s, ok := args[key].(string)
+	return s, ok
+}
+
+// intArg returns args[key] as an int (validated as an integer before).
+func intArg(args map[string]any, key string) (int, bool) {
+	v, ok := args[key]
+	if !ok {
+		return 0, false
+	}
+	f, ok := number(v)
+	if !ok || !isInteger(v) {
+		return 0, false
+	}
+	// Clamp to a range no line number reaches; avoids int overflow.
+	const limit = 1 << 40
+	return int(max(min(f, limit), -limit)), true
+}
+
+// boolArg returns args[key] as a bool (false when absent).
+func boolArg(args map[string]any, key string) bool {
+	b, _ := args[key].(bool)
+	return b
+}

@@ -1,0 +1,348 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"time"
+
+	"flow/bufferfs"
+	"flow/runtime/report"
+)
+
+//go:embed file_search.md
+var fileSearchRaw string
+
+var fileSearchDoc = strings.TrimSpace(fileSearchRaw)
+
+// Limits of file_search (SPEC §6, §16).
+const (
+	maxSearchMatches = 200
+	maxMatchChars    = 300
+	searchTimeLimit  = 5 * time.Second
+	// binarySniff is how much of a file is checked for a NUL byte.
+	binarySniff = 8000
+	// maxPatternChars bounds a search pattern.
+	maxPatternChars = 4096
+)
+
+func fileSearchParams() map[string]any {
+	return object(map[string]any{
+		"pattern": prop("string", "RE2 regular expression matched against each line"),
+		"path":    prop("string", `directory or file to search, relative to the workspace root (default ".")`),
+		"glob":    prop("string", `only files whose name or path matches, e.g. "*.go" or "cmd/**/*.go"`),
+		"literal": prop("boolean", "true to search for pattern as exact text, not a regular expression"),
+	}, "pattern")
+}
+
+// searchMatch is one matching line.
+type searchMatch struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// searchBody is the result of file_search.
+type searchBody struct {
+	Status       string        `json:"status"`
+	Matches      []searchMatch `json:"matches"`
+	Truncated    bool          `json:"truncated"`
+	FilesScanned int           `json:"files_scanned"`
+	Hint         string        `json:"hint,omitempty"`
+}
+
+// searcher holds the state of one file_search.
+type searcher struct {
+	re      *regexp.Regexp
+	literal []byte // a substring every match contains, or nil
+	glob    *glob
+	dir     string
+	limit   int // matches to collect before stopping: the cap plus one
+
+	matches  []searchMatch
+	scanned  int
+	timedOut bool
+}
+
+// fileSearch implements file_search.
+func (r *Registry) fileSearch(ctx context.Context, args map[string]any) Result {
+	pattern, _ := stringArg(args, "pattern")
+	if pattern == "" {
+		return errorResult(`pattern is empty; give a regular expression such as "func main" or set literal to true to search for exact text`)
+	}
+	if len([]rune(pattern)) > maxPatternChars {
+		return errorf("pattern is longer than %d characters; search for a shorter, distinctive part", maxPatternChars)
+	}
+	expr := pattern
+	if boolArg(args, "literal") {
+		expr = regexp.QuoteMeta(pattern)
+	}
+	if _, err := regexp.Compile(expr); err != nil {
+		return errorf("invalid regular expression %q: %v; fix it (RE2 syntax: escape ( ) [ ] { } . * + ? | \\ with a backslash) "+
+			"or set literal to true to search for the exact text", cutRunes(pattern, 200), err)
+	}
+	// (?m): ^ and $ match at line boundaries, as in grep.
+	re, err := regexp.Compile("(?m)" + expr)
+	if err != nil {
+		return errorf("invalid regular expression %q: %v", cutRunes(pattern, 200), err)
+	}
+	s := &searcher{re: re, literal: requiredLiteral(expr), limit: maxSearchMatches + 1}
+	if g, ok := stringArg(args, "glob"); ok && g != "" {
+		s.glob, err = compileGlob(g)
+		if err != nil {
+			return errorf(`invalid glob %q: %v; use a pattern such as "*.go", "src/*.ts" or "**/*_test.go"`, cutRunes(g, 200), err)
+		}
+	}
+	dir, ok := stringArg(args, "path")
+	if !ok || dir == "" {
+		dir = "."
+	}
+	s.dir = dir
+	timeout := r.searchTimeout
+	if timeout == 0 {
+		timeout = searchTimeLimit
+	}
+	if err := s.run(ctx, r.fs, time.Now().Add(timeout)); err != nil {
+		return fsError(FileSearch, dir, err)
+	}
+	return s.result(timeout)
+}
+
+// run walks dir (or reads it, when it names a file) and collects matches.
+// The deadline bounds the walk itself too, so a tree of empty directories
+// cannot outlast it.
+func (s *searcher) run(ctx context.Context, fsys bufferfs.FS, deadline time.Time) error {
+	wctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	walkErr := fsys.Walk(wctx, s.dir, func(p string, info bufferfs.Info) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if wctx.Err() != nil || !time.Now().Before(deadline) {
+			s.timedOut = true
+			return fs.SkipAll
+		}
+		if s.glob != nil && !s.globMatch(p) {
+			return nil
+		}
+		if info.Size > bufferfs.MaxFileBytes {
+			return nil
+		}
+		f, err := fsys.Read(wctx, p, bufferfs.MaxFileBytes)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if wctx.Err() != nil {
+				s.timedOut = true
+				return fs.SkipAll
+			}
+			return nil // vanished, grew too large, became a link: skip it
+		}
+		s.file(p, f.Data)
+		if len(s.matches) >= s.limit {
+			return fs.SkipAll
+		}
+		return nil
+	})
+	switch {
+	case walkErr == nil || errors.Is(walkErr, fs.SkipAll):
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case wctx.Err() != nil:
+		s.timedOut = true
+		return nil
+	}
+	// path may name a file rather than a directory: search just that file.
+	f, err := fsys.Read(ctx, s.dir, bufferfs.MaxFileBytes)
+	if err != nil {
+		if errors.Is(err, bufferfs.ErrTooLarge) {
+			return err
+		}
+		return walkErr
+	}
+	s.file(f.Path, f.Data)
+	return nil
+}
+
+// globMatch matches p relative to the workspace root and to the searched
+// directory.
+func (s *searcher) globMatch(p string) bool {
+	if s.glob.match(p) {
+		return true
+	}
+	d := path.Clean(s.dir)
+	if d != "." && strings.HasPrefix(p, d+"/") {
+		return s.glob.match(p[len(d)+1:])
+	}
+	return false
+}
+
+// file searches one file's content; binary files are skipped.
+func (s *searcher) file(p string, data []byte) {
+	if bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0 {
+		return
+	}
+	s.scanned++
+	if s.literal != nil {
+		s.scanLiteral(p, data)
+	} else {
+		s.scanRegexp(p, data)
+	}
+}
+
+// scanLiteral finds candidate lines by a substring every match contains,
+// then runs the regexp on those lines only.
+func (s *searcher) scanLiteral(p string, data []byte) {
+	line, counted := 1, 0
+	pos := 0
+	for pos < len(data) && len(s.matches) < s.limit {
+		i := bytes.Index(data[pos:], s.literal)
+		if i < 0 {
+			return
+		}
+		at := pos + i
+		start := pos + bytes.LastIndexByte(data[pos:at], '\n') + 1
+		end := lineEnd(data, at)
+		line += bytes.Count(data[counted:start], []byte{'\n'})
+		counted = start
+		if s.re.Match(data[start:end]) {
+			s.add(p, line, data[start:end])
+		}
+		pos = end + 1
+	}
+}
+
+// scanRegexp runs the regexp over the whole remaining content, then checks
+// the line of each match on its own, so a match never spans lines.
+func (s *searcher) scanRegexp(p string, data []byte) {
+	line, counted := 1, 0
+	pos := 0
+	for pos < len(data) && len(s.matches) < s.limit {
+		loc := s.re.FindIndex(data[pos:])
+		if loc == nil {
+			return
+		}
+		at := pos + loc[0]
+		start := pos + bytes.LastIndexByte(data[pos:at], '\n') + 1
+		if start == len(data) {
+			return // an empty match after the final newline is no line
+		}
+		end := lineEnd(data, at)
+		line += bytes.Count(data[counted:start], []byte{'\n'})
+		counted = start
+		if s.re.Match(data[start:end]) {
+			s.add(p, line, data[start:end])
+		}
+		pos = end + 1
+	}
+}
+
+// lineEnd returns the offset of the newline ending the line holding at, or
+// len(data).
+func lineEnd(data []byte, at int) int {
+	if i := bytes.IndexByte(data[at:], '\n'); i >= 0 {
+		return at + i
+	}
+	return len(data)
+}
+
+// add records a matching line, cut to maxMatchChars characters.
+func (s *searcher) add(p string, line int, text []byte) {
+	text = bytes.TrimSuffix(text, []byte{'\r'})
+	if len(text) > maxMatchChars {
+		text = text[:runeCut(text, maxMatchChars)]
+	}
+	s.matches = append(s.matches, searchMatch{Path: p, Line: line, Text: validText(text)})
+}
+
+// runeCut returns the byte offset after at most n runes of b.
+func runeCut(b []byte, n int) int {
+	count := 0
+	for i := range string(b) {
+		if count == n {
+			return i
+		}
+		count++
+	}
+	return len(b)
+}
+
+// result builds the bounded tool result.
+func (s *searcher) result(timeout time.Duration) Result {
+	body := searchBody{Status: report.StatusOK, Matches: s.matches, FilesScanned: s.scanned}
+	switch {
+	case len(body.Matches) > maxSearchMatches:
+		body.Matches = body.Matches[:maxSearchMatches]
+		body.Truncated = true
+		body.Hint = fmt.Sprintf("stopped at %d matches; narrow the pattern, path or glob to see the rest", maxSearchMatches)
+	case s.timedOut:
+		body.Truncated = true
+		body.Hint = fmt.Sprintf("stopped after %s before every file was searched; narrow path or glob", timeout)
+	case len(body.Matches) == 0 && s.scanned == 0:
+		body.Hint = "no text files were searched; check path and glob with file_list"
+	case len(body.Matches) == 0:
+		body.Hint = "no matches; the pattern is an RE2 regular expression (set literal to true for exact text)"
+	}
+	if body.Matches == nil {
+		body.Matches = []searchMatch{}
+	}
+	content, truncated := fit(report.StatusOK, len(body.Matches), func(keep int) any {
+		if keep >= len(body.Matches) {
+			return body
+		}
+		b := body
+		b.Matches = body.Matches[:keep]
+		b.Truncated = true
+		b.Hint = fmt.Sprintf("only %d matches fit in the result; narrow the pattern, path or glob", keep)
+		return b
+	})
+	return Result{Status: report.StatusOK, Content: content, Truncated: truncated}
+}
+
+// requiredLiteral returns a case-sensitive substring that every match of
+// expr contains (the longest literal of its top-level concatenation), or nil
+// when there is none worth using. Searching for it first lets bytes.Index
+// skip most of a file before the regexp engine runs.
+func requiredLiteral(expr string) []byte {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	lit := longestLiteral(re.Simplify())
+	if len(lit) < 2 || strings.ContainsRune(lit, '\n') {
+		return nil
+	}
+	return []byte(lit)
+}
+
+// longestLiteral returns the longest case-sensitive literal that re
+// requires, looking through captures and concatenations.
+func longestLiteral(re *syntax.Regexp) string {
+	switch re.Op {
+	case syntax.OpCapture:
+		return longestLiteral(re.Sub[0])
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return ""
+		}
+		return string(re.Rune)
+	case syntax.OpConcat:
+		best := ""
+		for _, sub := range re.Sub {
+			if lit := longestLiteral(sub); len(lit) > len(best) {
+				best = lit
+			}
+		}
+		return best
+	}
+	return ""
+}

@@ -1,0 +1,95 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"flow/bufferfs"
+	"flow/runtime/report"
+)
+
+//go:embed file_write.md
+var fileWriteRaw string
+
+var fileWriteDoc = strings.TrimSpace(fileWriteRaw)
+
+func fileWriteParams() map[string]any {
+	return object(map[string]any{
+		"path":    prop("string", "file path relative to the workspace root"),
+		"content": prop("string", "the complete new content of the file"),
+	}, "path", "content")
+}
+
+// writeBody is the result of file_write.
+type writeBody struct {
+	Status string `json:"status"`
+	Path   string `json:"path"`
+	Bytes  int    `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// fileWrite implements file_write.
+func (r *Registry) fileWrite(ctx context.Context, args map[string]any) Result {
+	p, _ := stringArg(args, "path")
+	content, _ := stringArg(args, "content")
+	data := []byte(content)
+	if len(data) > bufferfs.MaxFileBytes {
+		return errorf("content is %d bytes, over the %d-byte (256 KiB) limit; split it into several smaller files",
+			len(data), bufferfs.MaxFileBytes)
+	}
+	var old bufferfs.File
+	if r.opts.BeforeWrite != nil {
+		info, err := r.fs.Stat(ctx, p)
+		if err != nil {
+			return fsError(FileWrite, p, err)
+		}
+		old.Info = info
+		if info.Exists {
+			f, err := r.fs.Read(ctx, p, bufferfs.MaxFileBytes)
+			if err != nil {
+				return fsError(FileWrite, p, err)
+			}
+			old = f
+			old.Exists = true
+		}
+	}
+	return r.apply(ctx, FileWrite, p, old, data, func(path string) any {
+		return writeBody{Status: report.StatusOK, Path: path, Bytes: len(data), SHA256: sha256Hex(data)}
+	})
+}
+
+// apply runs the BeforeWrite hook, writes data to p and builds the result
+// with body(cleaned path). The hook and the FS get the cleaned path.
+func (r *Registry) apply(ctx context.Context, tool, p string, old bufferfs.File, data []byte, body func(path string) any) Result {
+	p = cleanPath(old.Path, p)
+	if len(data) > bufferfs.MaxFileBytes {
+		return errorf("%s was not applied: %s would become %d bytes, over the %d-byte (256 KiB) file limit",
+			tool, cutRunes(p, 200), len(data), bufferfs.MaxFileBytes)
+	}
+	if r.opts.BeforeWrite != nil {
+		if err := r.opts.BeforeWrite(ctx, p, old, data); err != nil {
+			return errorf("%s was not applied, %s is unchanged: %v", tool, cutRunes(p, 200), err)
+		}
+	}
+	info, err := r.fs.Write(ctx, p, data, bufferfs.WriteOptions{})
+	if err != nil {
+		return fsError(tool, p, err)
+	}
+	changed := cleanPath(info.Path, p)
+	b, err := report.Marshal(body(changed))
+	if err != nil || !fits(b) {
+		// The bodies are small fixed shapes; keep the invariant regardless.
+		b = []byte(fmt.Sprintf(`{"status":"ok","truncated":true,"bytes":%d}`, len(data)))
+	}
+	return Result{Status: report.StatusOK, Content: string(b), Changed: changed}
+}
+
+// sha256Hex returns the lower-case hex SHA-256 of data.
+func sha256Hex(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
