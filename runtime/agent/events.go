@@ -1,0 +1,186 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"flow/runtime/report"
+)
+
+// EventKind names a progress event.
+type EventKind string
+
+// Event kinds, in the order a simple run emits them.
+const (
+	EventRunStart     EventKind = "run_start"
+	EventRoleStart    EventKind = "role_start"
+	EventModelTurn    EventKind = "model_turn"  // a model call starts
+	EventModelReply   EventKind = "model_reply" // a model call ended (Status ok or error)
+	EventToolStart    EventKind = "tool_start"
+	EventToolEnd      EventKind = "tool_end"
+	EventCheckStart   EventKind = "check_start"
+	EventCheckEnd     EventKind = "check_end"
+	EventVerification EventKind = "verification"
+	EventRoleEnd      EventKind = "role_end"
+	EventRunEnd       EventKind = "run_end"
+)
+
+// PhaseVerification is the Role of events emitted while the host verifies a
+// cycle (its checks and the verification result).
+const PhaseVerification = "verification"
+
+// Event is one typed progress event of a run. Every front end renders them:
+// `flow run` prints [Event.String] on a terminal, the MCP server turns them
+// into progress notifications, the TUI and Neovim show them live. Fields that
+// do not apply to a kind are zero.
+type Event struct {
+	Kind EventKind `json:"kind"`
+	Time time.Time `json:"time"`
+	// RunID identifies the run the event belongs to.
+	RunID string `json:"run_id,omitempty"`
+	// Role is the role (planner, coder, reviewer) or "verification".
+	Role string `json:"role,omitempty"`
+	// Turn is the 1-based model turn within the role invocation.
+	Turn int `json:"turn,omitempty"`
+	// Tool and ToolCallID identify a tool call.
+	Tool       string `json:"tool,omitempty"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Status is the outcome (tool, check, role, model reply, run).
+	Status string `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// Check names the check of check events.
+	Check string `json:"check,omitempty"`
+	// DurationMS is the duration of what ended.
+	DurationMS int64 `json:"duration_ms,omitempty"`
+	// Bytes is the size of a tool result or model reply.
+	Bytes     int  `json:"bytes,omitempty"`
+	Truncated bool `json:"truncated,omitempty"`
+	// Message is a short human detail: the task (run start), the model
+	// (role start), the main argument of a tool call, a reply preview.
+	Message string `json:"message,omitempty"`
+	// Report is the final report (run end only).
+	Report *report.Run `json:"report,omitempty"`
+	// Verification is the verification result (verification events only).
+	Verification *report.Verification `json:"verification,omitempty"`
+}
+
+// String renders e as one human-readable line, for example
+// "coder    tool file_edit src/a.go ok 3ms".
+func (e Event) String() string {
+	var b strings.Builder
+	col := func(s string) { fmt.Fprintf(&b, "%-8s ", s) }
+	switch e.Kind {
+	case EventRunStart:
+		col("run")
+		b.WriteString("start")
+		if e.Message != "" {
+			fmt.Fprintf(&b, " %q", oneLine(e.Message, 72))
+		}
+	case EventRunEnd:
+		col("run")
+		b.WriteString(e.Status)
+		if r := e.Report; r != nil {
+			if r.Verified {
+				b.WriteString(" verified")
+			}
+			fmt.Fprintf(&b, " (%d model calls, %d tool calls, %d changed)", r.ModelCalls, r.ToolCalls, len(r.ChangedFiles))
+		}
+		writeDuration(&b, e.DurationMS)
+		writeProblem(&b, e.Error)
+	case EventRoleStart:
+		col(e.Role)
+		b.WriteString("start")
+		if e.Message != "" {
+			b.WriteString(" model " + e.Message)
+		}
+	case EventRoleEnd:
+		col(e.Role)
+		b.WriteString(e.Status)
+		if e.Turn > 0 {
+			fmt.Fprintf(&b, " after %d turns", e.Turn)
+		}
+		writeDuration(&b, e.DurationMS)
+		writeProblem(&b, e.Error)
+	case EventModelTurn:
+		col(e.Role)
+		fmt.Fprintf(&b, "turn %d", e.Turn)
+	case EventModelReply:
+		col(e.Role)
+		fmt.Fprintf(&b, "reply %d", e.Turn)
+		if e.Message != "" {
+			b.WriteString(": " + oneLine(e.Message, 72))
+		}
+		writeDuration(&b, e.DurationMS)
+		writeProblem(&b, e.Error)
+	case EventToolStart, EventToolEnd:
+		col(e.Role)
+		b.WriteString("tool " + e.Tool)
+		if e.Message != "" {
+			b.WriteString(" " + oneLine(e.Message, 60))
+		}
+		if e.Kind == EventToolStart {
+			b.WriteString(" ...")
+			break
+		}
+		b.WriteString(" " + e.Status)
+		writeDuration(&b, e.DurationMS)
+		if e.Truncated {
+			b.WriteString(" (truncated)")
+		}
+		writeProblem(&b, e.Error)
+	case EventCheckStart, EventCheckEnd:
+		col("check")
+		b.WriteString(e.Check)
+		if e.Kind == EventCheckStart {
+			b.WriteString(" ...")
+			break
+		}
+		b.WriteString(" " + e.Status)
+		writeDuration(&b, e.DurationMS)
+		writeProblem(&b, e.Error)
+	case EventVerification:
+		col("verify")
+		b.WriteString(e.Status)
+		if v := e.Verification; v != nil {
+			if v.Verified {
+				b.WriteString(" verified")
+			} else if v.Reason != "" {
+				b.WriteString(": " + oneLine(v.Reason, 100))
+			}
+		}
+	default:
+		col(e.Role)
+		b.WriteString(string(e.Kind))
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// writeDuration appends " 3ms" or " 1.2s".
+func writeDuration(b *strings.Builder, ms int64) {
+	switch {
+	case ms <= 0:
+	case ms < 1000:
+		fmt.Fprintf(b, " %dms", ms)
+	default:
+		fmt.Fprintf(b, " %.1fs", float64(ms)/1000)
+	}
+}
+
+// writeProblem appends ": <error>" when there is one.
+func writeProblem(b *strings.Builder, msg string) {
+	if msg != "" {
+		b.WriteString(": " + oneLine(msg, 120))
+	}
+}
+
+// oneLine collapses whitespace runs (newlines included) to single spaces and
+// cuts s to at most n characters, marking the cut with "…".
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,38 @@
+package agent
+
+import (
+	"testing"
+
+	"flow/runtime/report"
+)
+
+func TestEventString(t *testing.T) {
+	tests := []struct {
+		e    Event
+		want string
+	}{
+		{Event{Kind: EventRunStart, Message: "fix the\nbug"}, `run      start "fix the bug"`},
+		{Event{Kind: EventRoleStart, Role: "planner", Message: "qwen2.5-coder:7b"}, "planner  start model qwen2.5-coder:7b"},
+		{Event{Kind: EventModelTurn, Role: "coder", Turn: 2}, "coder    turn 2"},
+		{Event{Kind: EventModelReply, Role: "coder", Turn: 2, Message: "2 tool calls", DurationMS: 1234}, "coder    reply 2: 2 tool calls 1.2s"},
+		{Event{Kind: EventModelReply, Role: "coder", Turn: 1, Error: "Backend/protocol failure: boom"}, "coder    reply 1: Backend/protocol failure: boom"},
+		{Event{Kind: EventToolStart, Role: "coder", Tool: "file_edit", Message: "src/a.go"}, "coder    tool file_edit src/a.go ..."},
+		{Event{Kind: EventToolEnd, Role: "coder", Tool: "file_edit", Message: "src/a.go", Status: "ok", DurationMS: 3}, "coder    tool file_edit src/a.go ok 3ms"},
+		{Event{Kind: EventToolEnd, Role: "planner", Tool: "file_read", Message: "big.go", Status: "ok", DurationMS: 5, Truncated: true}, "planner  tool file_read big.go ok 5ms (truncated)"},
+		{Event{Kind: EventToolEnd, Role: "planner", Tool: "file_write", Status: "error", Error: "Tool 'file_write' is unavailable"}, "planner  tool file_write error: Tool 'file_write' is unavailable"},
+		{Event{Kind: EventCheckStart, Check: "lint"}, "check    lint ..."},
+		{Event{Kind: EventCheckEnd, Check: "tests", Status: "failed", DurationMS: 2500}, "check    tests failed 2.5s"},
+		{Event{Kind: EventVerification, Status: "ok", Verification: &report.Verification{Status: "ok", Verified: true}}, "verify   ok verified"},
+		{Event{Kind: EventVerification, Status: "stale", Verification: &report.Verification{Status: "stale", Reason: "Changed files were modified"}}, "verify   stale: Changed files were modified"},
+		{Event{Kind: EventRoleEnd, Role: "coder", Status: "unverified", Turn: 6, Error: "Role iteration budget exhausted"}, "coder    unverified after 6 turns: Role iteration budget exhausted"},
+		{Event{Kind: EventRunEnd, Status: "ok", DurationMS: 61000, Report: &report.Run{Verified: true, ModelCalls: 6, ToolCalls: 3, ChangedFiles: []string{"a.go"}}}, "run      ok verified (6 model calls, 3 tool calls, 1 changed) 61.0s"},
+		{Event{Kind: EventRunEnd, Status: "cancelled", Error: "cancelled"}, "run      cancelled: cancelled"},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.e.Kind), func(t *testing.T) {
+			if got := tc.e.String(); got != tc.want {
+				t.Errorf("Event.String() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,231 @@
+package agent
+
+import (
+	"strings"
+
+	"flow/runtime/report"
+)
+
+// limits bound the parts of a failure summary; fit tries them from the most
+// to the least generous until the summary fits its character budget.
+type limits struct {
+	tail       int // characters of each output tail
+	checks     int // failing checks listed
+	gaps       int // coverage gaps listed
+	issues     int // reviewer issues listed
+	issueChars int // characters of each issue and of the reviewer summary
+	summary    int // characters of the previous coder summary
+	text       int // characters of paths, reasons and error strings
+}
+
+var levels = []limits{
+	{tail: 1500, checks: 6, gaps: 20, issues: 10, issueChars: 400, summary: 1500, text: 300},
+	{tail: 800, checks: 4, gaps: 10, issues: 8, issueChars: 250, summary: 800, text: 200},
+	{tail: 400, checks: 3, gaps: 6, issues: 5, issueChars: 150, summary: 400, text: 120},
+	{tail: 150, checks: 2, gaps: 4, issues: 3, issueChars: 100, summary: 150, text: 80},
+	{tail: 0, checks: 1, gaps: 2, issues: 2, issueChars: 80, summary: 0, text: 60},
+}
+
+// checkSummary is a failing check as the model sees it.
+type checkSummary struct {
+	Name       string `json:"name"`
+	Status     string `json:"status"`
+	Required   bool   `json:"required"`
+	Kind       string `json:"kind,omitempty"`
+	Returncode *int   `json:"returncode,omitempty"`
+	Error      string `json:"error,omitempty"`
+	StdoutTail string `json:"stdout_tail,omitempty"`
+	StderrTail string `json:"stderr_tail,omitempty"`
+}
+
+// coverageSummary is one coverage item as the model sees it.
+type coverageSummary struct {
+	Path     string   `json:"path"`
+	Language string   `json:"language"`
+	Status   string   `json:"status,omitempty"`
+	Checks   []string `json:"checks,omitempty"`
+}
+
+// verificationSummary is a bounded view of a verification object: never
+// the whole object, whose check outputs alone can exceed a context budget.
+type verificationSummary struct {
+	Status        string            `json:"status"`
+	Verified      bool              `json:"verified"`
+	Reason        string            `json:"reason,omitempty"`
+	PassedChecks  []string          `json:"passed_checks,omitempty"`
+	FailingChecks []checkSummary    `json:"failing_checks,omitempty"`
+	CoverageGaps  []coverageSummary `json:"coverage_gaps,omitempty"`
+	Covered       []coverageSummary `json:"covered,omitempty"`
+	Omitted       string            `json:"omitted,omitempty"`
+}
+
+// roleSummary is a bounded view of a role's state.
+type roleSummary struct {
+	Status   string   `json:"status"`
+	Approved *bool    `json:"approved,omitempty"`
+	Summary  string   `json:"summary,omitempty"`
+	Issues   []string `json:"issues,omitempty"`
+	Error    string   `json:"error,omitempty"`
+}
+
+// repairSummary is what a repair cycle's coder learns about the last cycle.
+type repairSummary struct {
+	Instruction  string              `json:"instruction"`
+	Verification verificationSummary `json:"verification"`
+	Review       *roleSummary        `json:"review,omitempty"`
+	Previous     roleSummary         `json:"previous_implementation"`
+}
+
+// repairContext is the coder's context in a repair cycle: the plan and a
+// bounded summary of what failed (at most maxRepairChars characters of JSON).
+func repairContext(plan string, o cycleOutcome) map[string]any {
+	summary := fit(maxRepairChars, func(l limits) any {
+		s := repairSummary{
+			Instruction:  repairInstruction,
+			Verification: summariseVerification(o.verification, l, false),
+			Previous: roleSummary{
+				Status:  o.coder.Status,
+				Summary: truncateChars(o.coder.Summary, l.summary),
+				Error:   truncateChars(o.coder.Error, l.text),
+			},
+		}
+		if o.reviewer.Role != "" {
+			s.Review = reviewSummary(o.reviewer, l)
+		}
+		return s
+	}, func() any {
+		return repairSummary{
+			Instruction: repairInstruction,
+			Verification: verificationSummary{
+				Status: o.verification.Status, Reason: truncateChars(o.verification.Reason, 200),
+				Omitted: "details omitted to stay within the context budget",
+			},
+			Previous: roleSummary{Status: o.coder.Status},
+		}
+	})
+	return map[string]any{"plan": plan, "repair": summary}
+}
+
+// reviewerContext is the reviewer's context: the plan, the coder's result,
+// the changed files and a bounded view of the host's verification.
+func reviewerContext(plan string, o cycleOutcome) map[string]any {
+	changed := o.changed
+	if len(changed) > 200 {
+		changed = changed[:200]
+	}
+	return map[string]any{
+		"plan": plan,
+		"implementation": roleSummary{
+			Status:  o.coder.Status,
+			Summary: o.coder.Summary,
+			Error:   o.coder.Error,
+		},
+		"changed_files": changed,
+		"verification": fit(maxReviewerEvidence, func(l limits) any {
+			return summariseVerification(o.verification, l, true)
+		}, func() any {
+			return verificationSummary{
+				Status: o.verification.Status, Verified: o.verification.Verified,
+				Reason:  truncateChars(o.verification.Reason, 200),
+				Omitted: "details omitted to stay within the context budget",
+			}
+		}),
+	}
+}
+
+// fit returns the first build result, from the most generous limits to the
+// least, whose JSON text is at most max characters, else fallback().
+func fit(max int, build func(limits) any, fallback func() any) any {
+	for _, l := range levels {
+		v := build(l)
+		if jsonChars(v) <= max {
+			return v
+		}
+	}
+	return fallback()
+}
+
+// summariseVerification builds the bounded view of v. withCovered adds the
+// covered files (for the reviewer).
+func summariseVerification(v report.Verification, l limits, withCovered bool) verificationSummary {
+	s := verificationSummary{Status: v.Status, Verified: v.Verified, Reason: truncateChars(v.Reason, l.text)}
+	var failing []report.CheckResult
+	for _, c := range v.Checks {
+		if c.Status == report.StatusOK {
+			if len(s.PassedChecks) < 16 {
+				s.PassedChecks = append(s.PassedChecks, truncateChars(c.Name, 64))
+			}
+			continue
+		}
+		failing = append(failing, c)
+	}
+	// Required failures first: they are what blocks verification.
+	ordered := make([]report.CheckResult, 0, len(failing))
+	for _, req := range []bool{true, false} {
+		for _, c := range failing {
+			if c.Required == req {
+				ordered = append(ordered, c)
+			}
+		}
+	}
+	omitted := 0
+	for _, c := range ordered {
+		if len(s.FailingChecks) == l.checks {
+			omitted++
+			continue
+		}
+		s.FailingChecks = append(s.FailingChecks, summariseCheck(c, l))
+	}
+	for _, c := range v.Coverage {
+		item := coverageSummary{Path: truncateChars(c.Path, l.text), Language: truncateChars(c.Language, 40)}
+		if c.Status != report.StatusOK {
+			if len(s.CoverageGaps) == l.gaps {
+				omitted++
+				continue
+			}
+			s.CoverageGaps = append(s.CoverageGaps, item)
+		} else if withCovered {
+			if len(s.Covered) == l.gaps {
+				omitted++
+				continue
+			}
+			item.Checks = c.Checks
+			s.Covered = append(s.Covered, item)
+		}
+	}
+	if omitted > 0 {
+		s.Omitted = itoa(omitted) + " more items omitted"
+	}
+	return s
+}
+
+// summariseCheck bounds one failing check, splitting the tail budget
+// between stdout and stderr when both have output.
+func summariseCheck(c report.CheckResult, l limits) checkSummary {
+	out, errOut := strings.TrimSpace(c.Stdout), strings.TrimSpace(c.Stderr)
+	nOut, nErr := l.tail, l.tail
+	if out != "" && errOut != "" {
+		nOut, nErr = l.tail/2, l.tail-l.tail/2
+	}
+	return checkSummary{
+		Name: truncateChars(c.Name, 64), Status: c.Status, Required: c.Required, Kind: c.Kind,
+		Returncode: c.Returncode, Error: truncateChars(c.Error, l.text),
+		StdoutTail: tailChars(out, nOut), StderrTail: tailChars(errOut, nErr),
+	}
+}
+
+// reviewSummary bounds the reviewer's verdict or failure.
+func reviewSummary(rv report.Role, l limits) *roleSummary {
+	s := &roleSummary{
+		Status: rv.Status, Approved: rv.Approved,
+		Summary: truncateChars(rv.Summary, l.issueChars), Error: truncateChars(rv.Error, l.text),
+	}
+	for i, is := range rv.Issues {
+		if i == l.issues {
+			s.Issues = append(s.Issues, itoa(len(rv.Issues)-i)+" more issues omitted")
+			break
+		}
+		s.Issues = append(s.Issues, truncateChars(is, l.issueChars))
+	}
+	return s
+}

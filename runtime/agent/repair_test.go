@@ -1,0 +1,130 @@
+package agent
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"flow/runtime/config"
+	"flow/runtime/model"
+	"flow/runtime/report"
+)
+
+func TestFailedCheckAndRejectionFeedBoundedRepair(t *testing.T) {
+	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	// The test check prints a lot, ends with a marker, and exits 3 until
+	// a.go is fixed.
+	script := `if grep -q fixed a.go; then exit 0; fi; i=0; while [ $i -lt 400 ]; do echo "noise line $i of the test output"; i=$((i+1)); done; echo "FAIL: TestA wanted fixed (marker-tail)"; exit 3`
+	cfg := testConfig(dir, goLint(), shCheck("tests", config.KindTest, []string{"go"}, script))
+	cfg.Agent.MaxCycles = 2
+	be := newScripted(t,
+		say("1. Fix a.go."),
+		do(tc("c1", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "half"})),
+		say("Changed broken to half."),
+		say(verdict(false, "not fixed", "a.go must say fixed (needs-fix-issue)")),
+		do(tc("c2", "file_edit", map[string]any{"path": "a.go", "old_string": "half", "new_string": "fixed"})),
+		say("Now it says fixed."),
+		say(verdict(true, "good")),
+	)
+	h := newHarness(t, cfg, be)
+	rep := h.run(t, "fix a.go")
+
+	if rep.Status != report.StatusOK || !rep.Verified || rep.Cycles != 2 {
+		t.Fatalf("Run() = %s verified=%v cycles %d (reason %q), want ok verified after 2 cycles", rep.Status, rep.Verified, rep.Cycles, rep.Reason)
+	}
+	var hist []string
+	for _, v := range rep.VerificationHistory {
+		hist = append(hist, v.Status)
+	}
+	if !slices.Equal(hist, []string{"failed", "ok"}) {
+		t.Errorf("verification history = %v, want [failed ok]", hist)
+	}
+	if got := roleStatuses(rep); !slices.Equal(got, []string{"planner:ok", "coder:ok", "reviewer:ok", "coder:ok", "reviewer:ok"}) {
+		t.Errorf("roles = %v, want the planner once, then two cycles", got)
+	}
+
+	reqs := be.requests()
+	second := reqs[4] // planner, coder×2, reviewer, then the repair coder
+	if second.Model != cfg.ModelFor(config.RoleCoder) || second.Messages[1].Role != model.RoleUser {
+		t.Fatalf("request 4 is not the repair coder's first call")
+	}
+	user := second.Messages[1].Content
+	for _, want := range []string{`"returncode":3`, "(marker-tail)", "needs-fix-issue", `"approved":false`, "Changed broken to half.", "1. Fix a.go.", `"tests"`} {
+		if !strings.Contains(user, want) {
+			t.Errorf("repair coder's user message lacks %q:\n%s", want, user)
+		}
+	}
+	var msg struct {
+		Task    string         `json:"task"`
+		Context map[string]any `json:"context"`
+	}
+	if err := json.Unmarshal([]byte(user), &msg); err != nil {
+		t.Fatalf("user message is not JSON: %v", err)
+	}
+	repair, _ := report.Marshal(msg.Context["repair"])
+	if n := len([]rune(string(repair))); n > maxRepairChars {
+		t.Errorf("repair summary = %d characters, want at most %d", n, maxRepairChars)
+	}
+	if strings.Contains(user, "noise line 0 ") {
+		t.Errorf("repair summary carries the head of the output, want only its tail")
+	}
+}
+
+func TestRepairContextIsBounded(t *testing.T) {
+	big := strings.Repeat("x\"\\\n\x01", 16000/5)
+	rc := 2
+	var checks []report.CheckResult
+	for i := range 32 {
+		checks = append(checks, report.CheckResult{
+			Name: "check" + itoa(i), Status: "failed", Required: i%2 == 0, Returncode: &rc,
+			Stdout: big, Stderr: big,
+		})
+	}
+	var cov []report.Coverage
+	for i := range 300 {
+		cov = append(cov, report.Coverage{Path: strings.Repeat("d/", 400) + itoa(i) + ".go", Language: "go", Status: "unverified"})
+	}
+	var issues []string
+	for range 100 {
+		issues = append(issues, strings.Repeat("issue ", 500))
+	}
+	o := cycleOutcome{
+		coder:        report.Role{Role: "coder", Status: "ok", Summary: strings.Repeat("s", 16000)},
+		reviewer:     report.Role{Role: "reviewer", Status: "ok", Approved: ptr(false), Summary: big, Issues: issues},
+		verification: report.Verification{Status: "failed", Reason: big, Checks: checks, Coverage: cov},
+	}
+	ctx := repairContext("the plan", o)
+	b, err := report.Marshal(ctx["repair"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len([]rune(string(b))); n > maxRepairChars {
+		t.Errorf("repair summary = %d characters, want at most %d", n, maxRepairChars)
+	}
+	if ctx["plan"] != "the plan" {
+		t.Errorf("repair context plan = %v, want the plan", ctx["plan"])
+	}
+	rv := reviewerContext("the plan", o)
+	b, _ = report.Marshal(rv["verification"])
+	if n := len([]rune(string(b))); n > maxReviewerEvidence {
+		t.Errorf("reviewer evidence = %d characters, want at most %d", n, maxReviewerEvidence)
+	}
+}
+
+func TestRepairSummaryPutsRequiredFailuresFirst(t *testing.T) {
+	rc := 1
+	v := report.Verification{Status: "failed", Checks: []report.CheckResult{
+		{Name: "opt", Status: "failed", Returncode: &rc},
+		{Name: "ok", Status: "ok", Required: true},
+		{Name: "req", Status: "timeout", Required: true, Error: "Check exceeded 10ms"},
+	}}
+	s := summariseVerification(v, levels[0], false)
+	var names []string
+	for _, c := range s.FailingChecks {
+		names = append(names, c.Name)
+	}
+	if !slices.Equal(names, []string{"req", "opt"}) || !slices.Equal(s.PassedChecks, []string{"ok"}) {
+		t.Errorf("failing %v passed %v, want [req opt] and [ok]", names, s.PassedChecks)
+	}
+}

@@ -1,0 +1,130 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// Bounds on the verdict search, so that a pathological answer (thousands of
+// unclosed braces) cannot make parsing slow: only the last maxVerdictScan
+// bytes are searched, starting at most maxVerdictStarts opening braces from
+// the end.
+const (
+	maxVerdictScan   = 16 * 1024
+	maxVerdictStarts = 512
+)
+
+// Verdict is the reviewer's structured verdict:
+// {"approved": bool, "summary": string, "issues": [string]}.
+type Verdict struct {
+	Approved bool
+	Summary  string
+	Issues   []string
+}
+
+// ParseVerdict extracts the reviewer's verdict from its final answer. The
+// answer may be the bare JSON object, contain it in a code fence, or embed it
+// in prose; the last top-level JSON object with a boolean "approved" wins.
+// Nested objects are not candidates, so an object that merely quotes an
+// "approved" field inside another object is not mistaken for the verdict.
+func ParseVerdict(text string) (Verdict, bool) {
+	text = strings.TrimSpace(text)
+	if v, ok := verdictFrom([]byte(text)); ok {
+		return v, true
+	}
+	data := []byte(text)
+	if len(data) > maxVerdictScan {
+		data = data[len(data)-maxVerdictScan:]
+	}
+	if n := bytes.Count(data, []byte{'{'}); n > maxVerdictStarts {
+		skip := n - maxVerdictStarts
+		for i, c := range data {
+			if c == '{' {
+				if skip == 0 {
+					data = data[i:]
+					break
+				}
+				skip--
+			}
+		}
+	}
+	var best Verdict
+	found := false
+	for i := 0; i < len(data); {
+		j := bytes.IndexByte(data[i:], '{')
+		if j < 0 {
+			break
+		}
+		start := i + j
+		end, ok := objectEnd(data[start:])
+		if !ok {
+			i = start + 1
+			continue
+		}
+		if v, ok := verdictFrom(data[start : start+end]); ok {
+			best, found = v, true
+		}
+		i = start + end
+	}
+	return best, found
+}
+
+// objectEnd returns the length of the JSON object at the start of data.
+func objectEnd(data []byte) (int, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return 0, false
+	}
+	return int(dec.InputOffset()), true
+}
+
+// verdictFrom decodes one candidate object.
+func verdictFrom(data []byte) (Verdict, bool) {
+	if len(data) == 0 || data[0] != '{' {
+		return Verdict{}, false
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return Verdict{}, false
+	}
+	var v Verdict
+	if err := json.Unmarshal(obj["approved"], &v.Approved); err != nil || !isBool(obj["approved"]) {
+		return Verdict{}, false
+	}
+	v.Issues = []string{}
+	if raw, ok := obj["issues"]; ok && !isNull(raw) {
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return Verdict{}, false
+		}
+		for _, it := range items {
+			v.Issues = append(v.Issues, jsonText(it))
+		}
+	}
+	if raw, ok := obj["summary"]; ok && !isNull(raw) {
+		v.Summary = truncateChars(jsonText(raw), maxSummaryChars)
+	}
+	return v, true
+}
+
+// isBool reports whether raw is the JSON literal true or false.
+func isBool(raw json.RawMessage) bool {
+	s := string(bytes.TrimSpace(raw))
+	return s == "true" || s == "false"
+}
+
+// isNull reports whether raw is the JSON literal null.
+func isNull(raw json.RawMessage) bool {
+	return string(bytes.TrimSpace(raw)) == "null"
+}
+
+// jsonText returns a JSON string's value, or the JSON text of any other value.
+func jsonText(raw json.RawMessage) string {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s
+	}
+	return string(bytes.TrimSpace(raw))
+}

@@ -1,0 +1,103 @@
+package verify
+
+import (
+	"slices"
+
+	"flow/runtime/report"
+)
+
+// Reasons a verification is not verified.
+const (
+	// ReasonChecks is given when the required checks did not all run and
+	// pass (the check runner's own wording).
+	ReasonChecks = "Every required check must run and pass; at least one required check must be configured"
+	// ReasonCoverage is given when a changed source file lacks static coverage.
+	ReasonCoverage = "Missing or failing static analysis for changed source"
+	// ReasonStale is given when a changed file moved after the coder finished.
+	ReasonStale = "Changed files were modified during verification/review"
+)
+
+// RequiredPassed reports whether at least one required check ran and every
+// required check passed. Optional checks neither satisfy nor fail it.
+func RequiredPassed(checks []report.CheckResult) bool {
+	ran := false
+	for _, c := range checks {
+		if !c.Required {
+			continue
+		}
+		if c.Status != report.StatusOK {
+			return false
+		}
+		ran = true
+	}
+	return ran
+}
+
+// Decide combines the check report of one verification step with the
+// coverage of the changed files into a verification object (SPEC §8 items
+// 2–3). The check report's own verdict is not trusted on its own: verified
+// additionally requires that the results show at least one required check
+// that passed and none that did not, and that every coverage item is ok.
+//
+// A coverage gap makes the status "unverified" unless it already records a
+// failure (failed, stale, error, timeout), whose status and reason are kept
+// so the failing check stays visible. fingerprints are attached as given.
+func Decide(checks report.CheckReport, coverage []report.Coverage, fingerprints map[string]string) report.Verification {
+	v := report.Verification{
+		Status:       checks.Status,
+		Verified:     checks.Verified,
+		Checks:       slices.Clone(checks.Checks),
+		Reason:       checks.Reason,
+		Source:       checks.Source,
+		Coverage:     slices.Clone(coverage),
+		Fingerprints: fingerprints,
+	}
+	if v.Checks == nil {
+		v.Checks = []report.CheckResult{}
+	}
+	if v.Coverage == nil {
+		v.Coverage = []report.Coverage{}
+	}
+	if v.Status == "" {
+		v.Status = report.StatusUnverified
+	}
+	if v.Reason == "" && checks.Error != "" {
+		v.Reason = checks.Error
+	}
+	if v.Status != report.StatusOK || !RequiredPassed(v.Checks) {
+		v.Verified = false
+	}
+	if !v.Verified && v.Status == report.StatusOK {
+		v.Status = report.StatusUnverified
+	}
+	if !v.Verified && v.Reason == "" {
+		v.Reason = ReasonChecks
+	}
+	for _, c := range v.Coverage {
+		if c.Status == report.StatusOK {
+			continue
+		}
+		v.Verified = false
+		if !failureStatuses[v.Status] {
+			v.Status = report.StatusUnverified
+			v.Reason = ReasonCoverage
+		}
+		break
+	}
+	if v.Verified {
+		v.Status = report.StatusOK
+		v.Reason = ""
+	}
+	return v
+}
+
+// MarkStale turns v into a stale, unverified verification with reason. It is
+// a no-op on a nil v.
+func MarkStale(v *report.Verification, reason string) {
+	if v == nil {
+		return
+	}
+	v.Status = report.StatusStale
+	v.Verified = false
+	v.Reason = reason
+}
