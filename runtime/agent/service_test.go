@@ -1,0 +1,128 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"flow/bufferfs"
+	"flow/runtime/config"
+	"flow/runtime/journal"
+	"flow/runtime/model"
+	"flow/runtime/report"
+)
+
+// newService wires a Service to a real Disk and a journal in t.TempDir().
+func newService(t *testing.T, cfg *config.Config, backend model.Backend, state string) *Service {
+	t.Helper()
+	disk, err := bufferfs.NewDisk(cfg.Workspace, bufferfs.DiskOptions{Trusted: true, Protected: cfg.Protected()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { disk.Close() })
+	store, err := journal.Open(state, cfg.Workspace, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewService(cfg, ServiceOptions{FS: disk, Backend: backend, Store: store, Version: "test"})
+}
+
+func TestServiceRunThenStatusAndUndo(t *testing.T) {
+	dir := workspace(t, map[string]string{"a.go": "package a\n"})
+	cfg := testConfig(dir, shCheck("lint", "lint", []string{"go"}, "grep -q package a.go"))
+	backend := newScripted(t,
+		say("plan: edit a.go"),
+		do(tc("w1", "file_write", map[string]any{"path": "a.go", "content": "package a\n\nfunc A() {}\n"}),
+			tc("w2", "file_write", map[string]any{"path": "new/b.go", "content": "package b\n"})),
+		say("done"),
+		say(verdict(true, "fine")),
+	)
+	state := t.TempDir()
+	svc := newService(t, cfg, backend, state)
+
+	var kinds []EventKind
+	rep := svc.Run(t.Context(), "add A", func(e Event) { kinds = append(kinds, e.Kind) })
+	if rep.Status != report.StatusOK || !rep.Verified {
+		t.Fatalf("Run = %s (%s %s), want ok and verified", rep.Status, rep.Reason, rep.Error)
+	}
+	if len(kinds) == 0 || kinds[0] != EventRunStart || kinds[len(kinds)-1] != EventRunEnd {
+		t.Errorf("events = %v, want run_start … run_end", kinds)
+	}
+
+	// Another Service over the same workspace (another process) sees the run.
+	other := newService(t, cfg, newScripted(t), state)
+	st := other.Status(t.Context())
+	last, ok := st.LastReport.(map[string]any)
+	if !ok || last["run_id"] != rep.RunID || last["status"] != report.StatusOK {
+		t.Fatalf("Status().LastReport = %v, want run %s", st.LastReport, rep.RunID)
+	}
+	if !st.Capabilities.Undo || st.Busy {
+		t.Errorf("Status capabilities/busy = %+v / %v, want undo and not busy", st.Capabilities, st.Busy)
+	}
+
+	u := other.Undo(t.Context(), "")
+	if u.Status != report.StatusOK || u.RunID != rep.RunID {
+		t.Fatalf("Undo = %+v, want ok for %s", u, rep.RunID)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "a.go")); string(got) != "package a\n" {
+		t.Errorf("a.go after undo = %q, want the original", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new/b.go")); !os.IsNotExist(err) {
+		t.Errorf("new/b.go after undo: err = %v, want it removed", err)
+	}
+}
+
+func TestServiceSingleWriter(t *testing.T) {
+	dir := workspace(t, map[string]string{"a.go": "package a\n"})
+	cfg := testConfig(dir, shCheck("lint", "lint", []string{"go"}, "true"))
+	state := t.TempDir()
+	entered, release := make(chan struct{}), make(chan struct{})
+	blocking := step{resp: model.Response{Message: model.Message{Role: model.RoleAssistant, Content: "plan"}},
+		hook: func(model.Request) { close(entered); <-release }}
+	backend := newScripted(t, blocking, say("nothing to do"), say(verdict(true, "ok")))
+	svc := newService(t, cfg, backend, state)
+
+	done := make(chan report.Run)
+	go func() { done <- svc.Run(t.Context(), "task", nil) }()
+	<-entered
+
+	if c := svc.Check(t.Context(), "", nil); c.Status != report.StatusBusy || !strings.Contains(c.Error, "busy") {
+		t.Errorf("Check during a run = %+v, want busy", c)
+	}
+	if r := svc.Run(t.Context(), "second", nil); r.Status != report.StatusBusy {
+		t.Errorf("second Run = %s %q, want busy", r.Status, r.Error)
+	}
+	if st := svc.Status(t.Context()); !st.Busy {
+		t.Error("Status().Busy = false during a run")
+	}
+	// A second process (another Store on the same workspace) is refused by
+	// the workspace lock and told which process holds it.
+	other := newService(t, cfg, newScripted(t), state)
+	r := other.Run(t.Context(), "elsewhere", nil)
+	if r.Status != report.StatusBusy || !strings.Contains(r.Error, "process") {
+		t.Errorf("Run from a second store = %s %q, want busy naming the holder", r.Status, r.Error)
+	}
+	close(release)
+	if first := <-done; first.Status == report.StatusBusy {
+		t.Errorf("first run = %s, want it to finish normally", first.Status)
+	}
+	if c := svc.Check(t.Context(), "", nil); c.Status != report.StatusOK {
+		t.Errorf("Check after the run = %s, want ok", c.Status)
+	}
+}
+
+func TestServiceSetModel(t *testing.T) {
+	dir := workspace(t, nil)
+	cfg := testConfig(dir)
+	cfg.Models.Coder = "special"
+	svc := newService(t, cfg, newScripted(t), t.TempDir())
+	svc.SetModel("other:7b")
+	st := svc.Status(t.Context())
+	if st.Models != (report.Models{Planner: "other:7b", Coder: "other:7b", Reviewer: "other:7b"}) {
+		t.Errorf("models after SetModel = %+v, want other:7b for every role", st.Models)
+	}
+	if names := strings.Join(svc.ToolNames(), ","); !strings.Contains(names, "file_write") {
+		t.Errorf("ToolNames() = %s, want the trusted coder's tools", names)
+	}
+}
