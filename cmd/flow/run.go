@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 
-	"flow/bufferfs"
 	"flow/runtime/config"
 	"flow/runtime/report"
 )
@@ -54,6 +53,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		rep, status, err = cmdStatus(ctx, e)
 	case "check":
 		rep, status, err = cmdCheck(ctx, e)
+	case "run":
+		rep, status, err = cmdRun(ctx, e)
+	case "undo":
+		rep, status, err = cmdUndo(ctx, e)
+	case "doctor":
+		rep, status, err = cmdDoctor(ctx, e)
 	default:
 		err = usagef("%s is not implemented yet", commandName(o.command))
 	}
@@ -95,15 +100,6 @@ func loadConfig(e *env) (*config.Config, error) {
 		Trusted:    o.trusted,
 		Getenv:     e.getenv,
 	})
-}
-
-// openWorkspace opens the configured workspace for safe disk I/O.
-func openWorkspace(cfg *config.Config) (*bufferfs.Disk, error) {
-	d, err := bufferfs.NewDisk(cfg.Workspace, bufferfs.DiskOptions{Trusted: cfg.Trusted, Protected: cfg.Protected()})
-	if err != nil {
-		return nil, fmt.Errorf("open workspace %s: %w", cfg.Workspace, err)
-	}
-	return d, nil
 }
 
 // osGetenv reads the process environment; tests replace env.getenv.

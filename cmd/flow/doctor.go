@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"flow/runtime/config"
+	"flow/runtime/report"
+)
+
+// doctorReport is the output of `flow doctor`.
+type doctorReport struct {
+	Status     string        `json:"status"`
+	Version    string        `json:"version"`
+	Workspace  string        `json:"workspace"`
+	ConfigPath *string       `json:"config_path"`
+	Backend    doctorBackend `json:"backend"`
+	Models     []doctorModel `json:"models"`
+	Checks     []doctorCheck `json:"checks"`
+	Warnings   []string      `json:"warnings"`
+	LogFile    string        `json:"log_file"`
+}
+
+type doctorBackend struct {
+	Status  string `json:"status"`
+	API     string `json:"api"`
+	BaseURL string `json:"base_url"`
+	Version string `json:"version,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+type doctorModel struct {
+	Roles        []string `json:"roles"`
+	Model        string   `json:"model"`
+	Status       string   `json:"status"`
+	Tools        bool     `json:"tools"`
+	Capabilities []string `json:"capabilities"`
+	Error        string   `json:"error,omitempty"`
+}
+
+type doctorCheck struct {
+	Name       string `json:"name"`
+	Executable string `json:"executable"`
+	Path       string `json:"path,omitempty"`
+	Status     string `json:"status"`
+	Error      string `json:"error,omitempty"`
+}
+
+// cmdDoctor implements `flow doctor`: contact the backend (version, each
+// role's model present and able to call tools) and look up each check's
+// executable. It runs no check.
+func cmdDoctor(ctx context.Context, e *env) (any, string, error) {
+	rt, err := openRuntime(e, false)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rt.Close()
+	cfg := rt.cfg
+	rep := doctorReport{
+		Status: report.StatusOK, Version: flowVersion(), Workspace: cfg.Workspace,
+		Backend:  doctorBackend{API: cfg.Ollama.API, BaseURL: cfg.Ollama.BaseURL},
+		Models:   []doctorModel{},
+		Checks:   []doctorCheck{},
+		Warnings: append([]string{}, cfg.Warnings...),
+		LogFile:  e.getenv("FLOW_LOG_FILE"),
+	}
+	if cfg.ConfigPath != "" {
+		p := cfg.ConfigPath
+		rep.ConfigPath = &p
+	}
+	fail := func() { rep.Status = report.StatusFailed }
+
+	if v, err := rt.backend.Version(ctx); err != nil {
+		rep.Backend.Status, rep.Backend.Error = report.StatusUnavailable, err.Error()
+		fail()
+	} else {
+		rep.Backend.Status, rep.Backend.Version = report.StatusOK, v
+	}
+	for _, m := range roleModels(cfg) {
+		dm := m
+		if rep.Backend.Status != report.StatusOK {
+			dm.Status, dm.Error = report.StatusUnavailable, "backend unreachable"
+		} else if info, err := rt.backend.ShowModel(ctx, m.Model); err != nil {
+			dm.Status, dm.Error = report.StatusUnavailable, err.Error()
+			fail()
+		} else {
+			dm.Capabilities = info.Capabilities
+			dm.Tools = slices.Contains(info.Capabilities, "tools")
+			dm.Status = report.StatusOK
+			if !dm.Tools {
+				dm.Status, dm.Error = report.StatusFailed, "the model does not report tool-calling support; pick a tool-capable model"
+				fail()
+			}
+		}
+		if dm.Capabilities == nil {
+			dm.Capabilities = []string{}
+		}
+		rep.Models = append(rep.Models, dm)
+	}
+	for _, c := range cfg.Checks {
+		dc := doctorCheck{Name: c.Name, Executable: c.Cmd[0]}
+		if p, err := lookCheckPath(cfg.Workspace, c.Cmd[0]); err != nil {
+			dc.Status, dc.Error = report.StatusUnavailable, err.Error()
+			fail()
+		} else {
+			dc.Status, dc.Path = report.StatusOK, p
+		}
+		rep.Checks = append(rep.Checks, dc)
+	}
+	return rep, rep.Status, nil
+}
+
+// roleModels groups the roles by effective model, in role order.
+func roleModels(cfg *config.Config) []doctorModel {
+	var out []doctorModel
+	for _, role := range []string{config.RolePlanner, config.RoleCoder, config.RoleReviewer} {
+		name := cfg.ModelFor(role)
+		found := false
+		for i := range out {
+			if out[i].Model == name {
+				out[i].Roles = append(out[i].Roles, role)
+				found = true
+			}
+		}
+		if !found {
+			out = append(out, doctorModel{Roles: []string{role}, Model: name})
+		}
+	}
+	return out
+}
+
+// lookCheckPath resolves a check's executable the way the check runner does:
+// a name with a slash is relative to the workspace, anything else is looked
+// up on PATH.
+func lookCheckPath(root, exe string) (string, error) {
+	if strings.Contains(exe, "/") {
+		p := exe
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return "", err
+		}
+		if st.IsDir() || st.Mode()&0o111 == 0 {
+			return "", &exec.Error{Name: exe, Err: exec.ErrNotFound}
+		}
+		return p, nil
+	}
+	return exec.LookPath(exe)
+}
