@@ -8,7 +8,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1
 LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 5s
 
-.PHONY: help build install test test-race fuzz lint fmt check bench clean
+.PHONY: help build install test test-race fuzz lint fmt check bench demo clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -43,6 +43,9 @@ check: lint test ## lint + test: what CI runs
 BENCHPKGS ?= ./cmd/flow ./bufferfs ./runtime/...
 bench: ## print the performance figures (benchmarks, not timed tests)
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 $(BENCHPKGS)
+
+demo: build ## a complete verified run on examples/calc with a SCRIPTED model and real checks
+	./examples/demo.sh
 
 clean: ## remove bin/ and the test cache
 	rm -rf $(BIN)
