@@ -1,0 +1,301 @@
+package bufferfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// DiskOptions configure a [Disk].
+type DiskOptions struct {
+	// Trusted enables Write and Remove. Trust is never read from a file.
+	Trusted bool
+	// Protected lists absolute paths no Write or Remove may touch (the loaded
+	// configuration file); a relative one is taken from the current
+	// directory. The workspace's config.toml and .flow.toml are always
+	// protected, whether listed or not. A protected path is matched by name
+	// (case-insensitively, symlinks in it resolved) and by file identity.
+	Protected []string
+}
+
+// Disk is the [FS] of SPEC §5: descriptor-relative, symlink-refusing,
+// atomic disk I/O confined to one root directory. Every operation first
+// checks that the root path still names the directory that was opened. Its
+// methods are safe for concurrent use.
+type Disk struct {
+	root string // absolute, symlink-free
+	id   fileID // identity of root at NewDisk
+
+	trusted bool
+	// protectedRel holds the protected paths inside the root, cleaned and
+	// relative; protectedAbs holds every protected path for identity checks.
+	protectedRel []string
+	protectedAbs []string
+
+	// openat2 is true when the kernel's openat2 with RESOLVE_BENEATH works;
+	// otherwise paths are walked component by component with openat.
+	openat2 bool
+
+	// Listing caps; fields so tests can lower them.
+	maxListFiles   int
+	maxListVisited int
+
+	// beforeRename, when set (tests only), runs after the temporary file is
+	// complete and just before it is renamed over the target.
+	beforeRename func()
+
+	// Temporary-file cleanup throttle: directory identity → last scan.
+	scanEvery time.Duration
+	scanMu    sync.Mutex
+	scanned   map[fileID]time.Time
+
+	// fdMu guards the root descriptor against Close while operations run.
+	fdMu   sync.Mutex
+	rootfd int
+	users  int
+	closed bool
+}
+
+var _ FS = (*Disk)(nil)
+
+// fileID is a file's identity.
+type fileID struct{ dev, ino uint64 }
+
+func statID(st *unix.Stat_t) fileID { return fileID{dev: uint64(st.Dev), ino: uint64(st.Ino)} }
+
+// NewDisk opens root (resolved to an absolute, symlink-free path) as the
+// workspace of a new Disk. The caller must Close it.
+func NewDisk(root string, opts DiskOptions) (*Disk, error) {
+	if root == "" {
+		return nil, errors.New("workspace: empty path")
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", root, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", root, err)
+	}
+	fd, err := unix.Open(real, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", real, err)
+	}
+	var fst, lst unix.Stat_t
+	if err := unix.Fstat(fd, &fst); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("workspace %s: %w", real, err)
+	}
+	if err := unix.Lstat(real, &lst); err != nil || statID(&lst) != statID(&fst) {
+		unix.Close(fd)
+		return nil, fmt.Errorf("workspace %s: changed while it was opened", real)
+	}
+	d := &Disk{
+		root:           real,
+		id:             statID(&fst),
+		trusted:        opts.Trusted,
+		rootfd:         fd,
+		maxListFiles:   MaxListFiles,
+		maxListVisited: MaxListVisited,
+		scanEvery:      10 * time.Second,
+		scanned:        make(map[fileID]time.Time),
+	}
+	d.setProtected(opts.Protected)
+	d.openat2 = probeOpenat2(fd)
+	return d, nil
+}
+
+// setProtected records the protected paths, both as given (made absolute)
+// and with symlinks resolved, and those inside the root as relative paths.
+func (d *Disk) setProtected(paths []string) {
+	all := append([]string{
+		filepath.Join(d.root, "config.toml"),
+		filepath.Join(d.root, ".flow.toml"),
+	}, paths...)
+	seen := make(map[string]bool)
+	add := func(p string) {
+		if p == "" || seen[p] {
+			return
+		}
+		seen[p] = true
+		d.protectedAbs = append(d.protectedAbs, p)
+		rel, err := filepath.Rel(d.root, p)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+			return
+		}
+		d.protectedRel = append(d.protectedRel, filepath.ToSlash(rel))
+	}
+	for _, p := range all {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		add(abs)
+		// The parent may be reached through a symlink (a symlinked home
+		// directory, say); resolve it so the path compares with the root.
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+			add(filepath.Join(dir, filepath.Base(abs)))
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			add(real)
+		}
+	}
+}
+
+// probeOpenat2 reports whether openat2 with the resolve flags works here.
+// ENOSYS (kernel < 5.6), EPERM (seccomp) and EINVAL (unknown flags) select
+// the fallback walk, as does any other surprise.
+func probeOpenat2(rootfd int) bool {
+	fd, err := openat2(rootfd, ".", unix.O_PATH|unix.O_DIRECTORY)
+	if err != nil {
+		return false
+	}
+	unix.Close(fd)
+	return true
+}
+
+// Root returns the absolute, symlink-free path of the workspace root.
+func (d *Disk) Root() string { return d.root }
+
+// Close releases the root descriptor once running operations finish.
+// Operations started after Close fail with [ErrClosed].
+func (d *Disk) Close() error {
+	d.fdMu.Lock()
+	defer d.fdMu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	if d.users == 0 {
+		return unix.Close(d.rootfd)
+	}
+	return nil
+}
+
+// acquire pins the root descriptor for one operation; release undoes it.
+func (d *Disk) acquire() (int, error) {
+	d.fdMu.Lock()
+	defer d.fdMu.Unlock()
+	if d.closed {
+		return -1, ErrClosed
+	}
+	d.users++
+	return d.rootfd, nil
+}
+
+func (d *Disk) release() {
+	d.fdMu.Lock()
+	defer d.fdMu.Unlock()
+	d.users--
+	if d.closed && d.users == 0 {
+		unix.Close(d.rootfd)
+	}
+}
+
+// CheckRoot returns an error wrapping [ErrStaleRoot] when the root path no
+// longer names the directory opened by NewDisk (it was replaced, turned into
+// a symlink, or removed), and [ErrClosed] after Close.
+func (d *Disk) CheckRoot(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	fd, err := d.acquire()
+	if err != nil {
+		return err
+	}
+	defer d.release()
+	return d.checkRoot(fd)
+}
+
+func (d *Disk) checkRoot(rootfd int) error {
+	var st unix.Stat_t
+	if err := unix.Lstat(d.root, &st); err != nil {
+		return errGone
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR || statID(&st) != d.id {
+		return errStale
+	}
+	// A removed root whose inode number was reused by a new directory at
+	// the same path: our descriptor points at a directory with no links.
+	var fst unix.Stat_t
+	if err := unix.Fstat(rootfd, &fst); err != nil || fst.Nlink == 0 {
+		return errStale
+	}
+	return nil
+}
+
+// op is one running operation: the pinned root descriptor and the cleaned
+// path.
+type op struct {
+	name    string // read, write, ...
+	path    string // as given
+	clean   string
+	rootfd  int
+	release func()
+}
+
+// fail wraps a cause in a PathError for this operation.
+func (o *op) fail(err error) error {
+	return &PathError{Op: o.name, Path: o.path, Err: err}
+}
+
+// begin starts an operation: context, descriptor, root freshness, then the
+// lexical path rules, in that order. On success the caller must call
+// o.release.
+func (d *Disk) begin(ctx context.Context, name, p string) (*op, error) {
+	o := &op{name: name, path: p}
+	if err := ctx.Err(); err != nil {
+		return nil, o.fail(err)
+	}
+	fd, err := d.acquire()
+	if err != nil {
+		return nil, o.fail(err)
+	}
+	if err := d.checkRoot(fd); err != nil {
+		d.release()
+		return nil, o.fail(err)
+	}
+	clean, err := ValidPath(p)
+	if err != nil {
+		d.release()
+		return nil, o.fail(err)
+	}
+	o.clean, o.rootfd, o.release = clean, fd, d.release
+	return o, nil
+}
+
+// checkWritable applies the write-only rules that need no I/O: trust, the
+// root itself, and the protected names.
+func (d *Disk) checkWritable(clean string) error {
+	if clean == "." {
+		return errRootPath
+	}
+	if !d.trusted {
+		return errReadOnly
+	}
+	for _, p := range d.protectedRel {
+		if strings.EqualFold(p, clean) {
+			return errProtected
+		}
+	}
+	return nil
+}
+
+// isProtectedID reports whether id is the identity of a protected file.
+// Identities are taken afresh, so a protected file created after NewDisk
+// still counts.
+func (d *Disk) isProtectedID(id fileID) bool {
+	for _, p := range d.protectedAbs {
+		var st unix.Stat_t
+		if unix.Stat(p, &st) == nil && statID(&st) == id {
+			return true
+		}
+	}
+	return false
+}

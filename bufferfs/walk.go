@@ -1,0 +1,347 @@
+package bufferfs
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"golang.org/x/sys/unix"
+)
+
+// skipDirs are never entered by List and Walk (.git is matched
+// case-insensitively, like the path rule).
+var skipDirs = map[string]bool{
+	".hg": true, ".svn": true, "node_modules": true, ".venv": true, "venv": true,
+	"__pycache__": true, ".mypy_cache": true, ".pytest_cache": true, ".tox": true, ".next": true,
+}
+
+func skipDir(name string) bool {
+	return skipDirs[name] || strings.EqualFold(name, ".git")
+}
+
+// errStop ends a walk early without error (caps reached, fs.SkipAll).
+var errStop = errors.New("stop walk")
+
+// List returns the visible files under dir (see [Disk.Walk] for what is
+// visible), in sorted order, at most MaxListFiles of them after visiting at
+// most MaxListVisited names. Truncated is true only when the listing stopped
+// before the walk was complete.
+func (d *Disk) List(ctx context.Context, dir string) (Listing, error) {
+	w, fd, err := d.startWalk(ctx, "list", dir)
+	if err != nil {
+		return Listing{}, err
+	}
+	defer w.done()
+	defer unix.Close(fd)
+	out := Listing{Files: []string{}}
+	w.maxVisited = d.maxListVisited
+	w.fn = func(rel string, _ *unix.Stat_t) error {
+		if len(out.Files) >= d.maxListFiles {
+			out.Truncated = true
+			return errStop
+		}
+		out.Files = append(out.Files, rel)
+		return nil
+	}
+	err = w.walkDir(fd, w.start, w.patterns)
+	if w.truncated {
+		out.Truncated = true
+	}
+	if err != nil && err != errStop {
+		return Listing{}, w.op.fail(err)
+	}
+	return out, nil
+}
+
+// Walk calls fn for every visible file under dir, in sorted path order, with
+// no caps. Visible means: a regular file with one link, reached without
+// following any symlink, not inside a skipped directory (.git, .hg, .svn,
+// node_modules, .venv, venv, __pycache__, .mypy_cache, .pytest_cache, .tox,
+// .next), not ignored by the workspace's .gitignore files (the root's, those
+// of dir's ancestors, nested ones) or .git/info/exclude, and whose path
+// passes the path rules. The rules apply below dir: dir itself is walked
+// when asked for, even if it is a skipped or ignored directory. fn returning fs.SkipAll stops the walk without error.
+func (d *Disk) Walk(ctx context.Context, dir string, fn WalkFunc) error {
+	w, fd, err := d.startWalk(ctx, "walk", dir)
+	if err != nil {
+		return err
+	}
+	defer w.done()
+	defer unix.Close(fd)
+	var fnErr error
+	w.fn = func(rel string, st *unix.Stat_t) error {
+		err := fn(rel, makeInfo(rel, st))
+		if err == nil {
+			return nil
+		}
+		if err != fs.SkipAll {
+			fnErr = err
+		}
+		return errStop
+	}
+	err = w.walkDir(fd, w.start, w.patterns)
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil && err != errStop {
+		return w.op.fail(err)
+	}
+	return nil
+}
+
+// walker holds the state of one List or Walk.
+type walker struct {
+	d          *Disk
+	ctx        context.Context
+	op         *op
+	start      []string            // components of the start directory
+	patterns   []gitignore.Pattern // ignore patterns of the start's ancestors
+	fn         func(rel string, st *unix.Stat_t) error
+	maxVisited int // 0: no cap
+	visited    int
+	truncated  bool
+	buf        []byte
+}
+
+func (w *walker) done() { w.op.release() }
+
+// startWalk validates dir, opens it one component at a time, and collects
+// the ignore patterns of .git/info/exclude and of the .gitignore files of
+// every directory above it.
+func (d *Disk) startWalk(ctx context.Context, name, dir string) (*walker, int, error) {
+	o, err := d.begin(ctx, name, dir)
+	if err != nil {
+		return nil, -1, err
+	}
+	w := &walker{d: d, ctx: ctx, op: o, buf: make([]byte, 32*1024)}
+	fd, err := d.openComp(o.rootfd, ".", dirFlags)
+	if err != nil {
+		o.release()
+		return nil, -1, o.fail(err)
+	}
+	w.patterns = d.readExclude(fd)
+	comps := components(o.clean)
+	for i, c := range comps {
+		w.patterns = append(w.patterns, d.readIgnore(fd, comps[:i])...)
+		next, err := d.openComp(fd, c, dirFlags)
+		unix.Close(fd)
+		if err != nil {
+			o.release()
+			switch {
+			case errors.Is(err, ErrNotFound):
+				err = errNoDir
+			case errors.Is(err, ErrNotDir):
+				err = errFileNotDir
+			}
+			return nil, -1, o.fail(err)
+		}
+		fd = next
+	}
+	w.start = comps
+	w.patterns = exemptStart(w.patterns, comps)
+	return w, fd, nil
+}
+
+// exemptStart drops the patterns that exclude the start directory or one
+// of its ancestors: a directory asked for by name is walked even when the
+// workspace ignores it (its own nested rules still apply).
+func exemptStart(ps []gitignore.Pattern, start []string) []gitignore.Pattern {
+	if len(start) == 0 {
+		return ps
+	}
+	kept := ps[:0:0]
+	for _, p := range ps {
+		excludes := false
+		for i := 1; i <= len(start) && !excludes; i++ {
+			excludes = p.Match(start[:i], true) == gitignore.Exclude
+		}
+		if !excludes {
+			kept = append(kept, p)
+		}
+	}
+	return kept
+}
+
+// entry is a directory entry ready for sorting.
+type entry struct {
+	name  string
+	isDir bool
+	typ   uint8
+}
+
+// key orders entries so that the walk yields paths in sorted string order:
+// a directory sorts as its name followed by "/".
+func (e entry) key() string {
+	if e.isDir {
+		return e.name + "/"
+	}
+	return e.name
+}
+
+// walkDir visits the directory dirfd, whose path components are comps,
+// with the ignore patterns of its ancestors.
+func (w *walker) walkDir(dirfd int, comps []string, patterns []gitignore.Pattern) error {
+	if own := w.d.readIgnore(dirfd, comps); len(own) > 0 {
+		// A full slice expression makes append copy, so siblings never see
+		// each other's patterns.
+		patterns = append(patterns[:len(patterns):len(patterns)], own...)
+	}
+	var matcher gitignore.Matcher
+	if len(patterns) > 0 {
+		matcher = gitignore.NewMatcher(patterns)
+	}
+	// Read through a separate descriptor: walkDir's dirfd is also used
+	// for openat, and getdents moves the offset.
+	listfd, err := unix.Openat(dirfd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	raw, err := readEntries(listfd, w.buf)
+	unix.Close(listfd)
+	if err != nil {
+		return err
+	}
+	entries := make([]entry, 0, len(raw))
+	for _, r := range raw {
+		e := entry{name: r.name, typ: r.typ}
+		if e.typ == unix.DT_UNKNOWN {
+			var st unix.Stat_t
+			if unix.Fstatat(dirfd, r.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+				continue
+			}
+			e.typ = dtype(st.Mode)
+		}
+		e.isDir = e.typ == unix.DT_DIR
+		entries = append(entries, e)
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.key(), b.key()) })
+
+	prefix := strings.Join(comps, "/")
+	child := make([]string, len(comps)+1)
+	copy(child, comps)
+	for _, e := range entries {
+		if w.maxVisited > 0 && w.visited >= w.maxVisited {
+			w.truncated = true
+			return errStop
+		}
+		w.visited++
+		if w.visited%64 == 0 {
+			if err := w.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		rel := e.name
+		if prefix != "" {
+			rel = prefix + "/" + e.name
+		}
+		child[len(comps)] = e.name
+		switch {
+		case e.isDir:
+			if skipDir(e.name) || len(child) >= MaxPathComponents || !validRel(rel) {
+				continue
+			}
+			if matcher != nil && matcher.Match(child, true) {
+				continue
+			}
+			fd, err := w.d.openComp(dirfd, e.name, dirFlags)
+			if err != nil {
+				continue // replaced by a symlink, unreadable, gone
+			}
+			err = w.walkDir(fd, slices.Clone(child), patterns)
+			unix.Close(fd)
+			if err != nil {
+				return err
+			}
+		case e.typ == unix.DT_REG:
+			if _, temp := parseTempName(e.name); temp || !validRel(rel) {
+				continue
+			}
+			if matcher != nil && matcher.Match(child, false) {
+				continue
+			}
+			var st unix.Stat_t
+			if unix.Fstatat(dirfd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil ||
+				regularRule(&st, "read") != nil {
+				continue
+			}
+			if err := w.fn(rel, &st); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// validRel reports whether a walked path passes the path rules, so a
+// listing never offers a path the file tools would refuse.
+func validRel(rel string) bool {
+	clean, err := ValidPath(rel)
+	return err == nil && clean == rel
+}
+
+// dtype converts a stat mode to a getdents type.
+func dtype(mode uint32) uint8 {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return unix.DT_REG
+	case unix.S_IFDIR:
+		return unix.DT_DIR
+	case unix.S_IFLNK:
+		return unix.DT_LNK
+	}
+	return dtOther
+}
+
+// dtOther marks an entry that is neither file, directory nor symlink.
+const dtOther uint8 = 0xFF
+
+// readIgnore returns the patterns of the .gitignore in dirfd, whose path
+// components are domain. A missing, unreadable, oversized, symlinked or
+// hard-linked .gitignore contributes nothing.
+func (d *Disk) readIgnore(dirfd int, domain []string) []gitignore.Pattern {
+	return d.readPatterns(dirfd, ".gitignore", domain)
+}
+
+// readExclude returns the patterns of .git/info/exclude under rootfd.
+func (d *Disk) readExclude(rootfd int) []gitignore.Pattern {
+	gitfd, err := d.openComp(rootfd, ".git", dirFlags)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(gitfd)
+	infofd, err := d.openComp(gitfd, "info", dirFlags)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(infofd)
+	return d.readPatterns(infofd, "exclude", nil)
+}
+
+// readPatterns parses the ignore file name in dirfd.
+func (d *Disk) readPatterns(dirfd int, name string, domain []string) []gitignore.Pattern {
+	fd, err := d.openComp(dirfd, name, readFlags)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(fd)
+	st, err := checkRegular(fd, "read")
+	if err != nil || st.Size > MaxFileBytes {
+		return nil
+	}
+	data, err := readAtMost(fd, MaxFileBytes, st.Size)
+	if err != nil || len(data) > MaxFileBytes {
+		return nil
+	}
+	var ps []gitignore.Pattern
+	for line := range strings.SplitSeq(string(data), "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(line, domain))
+	}
+	return ps
+}
