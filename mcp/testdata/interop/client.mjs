@@ -1,0 +1,69 @@
+// An independent MCP client for flow serve: the official TypeScript SDK.
+// The Go test TestTypeScriptSDKInterop runs it with node and checks the JSON
+// summary it prints on stdout. Inputs come from the environment:
+//   FLOW_BIN     the flow binary
+//   FLOW_CONFIG  the operator configuration (checks, fake model URL)
+//   FLOW_TASK    the task of the verified run
+//   FLOW_ABORT_TASK  the task of the run that is aborted
+//   FLOW_ABORT_MARKER  a file the aborted run's check creates when it starts
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { existsSync } from "node:fs";
+
+const env = process.env;
+const transport = new StdioClientTransport({
+  command: env.FLOW_BIN,
+  args: ["serve", "--trusted", "--config", env.FLOW_CONFIG],
+  env: { PATH: env.PATH, HOME: env.HOME, XDG_STATE_HOME: env.XDG_STATE_HOME },
+  stderr: "pipe",
+});
+let stderr = "";
+transport.stderr?.on("data", (d) => (stderr += d));
+
+const client = new Client({ name: "flow-interop", version: "1.0.0" });
+const out = {};
+try {
+  await client.connect(transport);
+  out.server = client.getServerVersion();
+  out.tools = (await client.listTools()).tools.map((t) => t.name);
+
+  const status = await client.callTool({ name: "flow_status", arguments: {} });
+  out.status = { isError: status.isError, status: status.structuredContent?.status };
+
+  const check = await client.callTool({ name: "flow_check", arguments: {} });
+  out.check = { isError: check.isError, status: check.structuredContent?.status, verified: check.structuredContent?.verified };
+
+  const progress = [];
+  const run = await client.callTool(
+    { name: "flow_run", arguments: { task: env.FLOW_TASK } },
+    undefined,
+    { onprogress: (p) => progress.push(p.message ?? ""), timeout: 120000 },
+  );
+  out.run = { isError: run.isError, status: run.structuredContent?.status, verified: run.structuredContent?.verified, progress };
+
+  const ac = new AbortController();
+  const aborted = client.callTool(
+    { name: "flow_run", arguments: { task: env.FLOW_ABORT_TASK } },
+    undefined,
+    { signal: ac.signal, timeout: 120000 },
+  );
+  for (let i = 0; i < 600 && !existsSync(env.FLOW_ABORT_MARKER); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  ac.abort("the user stopped the run");
+  try {
+    await aborted;
+    out.abort = { rejected: false };
+  } catch (e) {
+    out.abort = { rejected: true, error: String(e?.message ?? e) };
+  }
+  // The server must still answer after the cancellation.
+  const after = await client.callTool({ name: "flow_status", arguments: {} });
+  out.after = { status: after.structuredContent?.status, busy: after.structuredContent?.busy };
+} catch (e) {
+  out.error = String(e?.stack ?? e);
+} finally {
+  await client.close();
+  out.stderr = stderr;
+  process.stdout.write(JSON.stringify(out) + "\n");
+}
