@@ -44,6 +44,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stdout, "flow %s\n", flowVersion())
 		return exitOK
 	}
+	switch o.command {
+	case "serve":
+		return cmdServe(ctx, e)
+	}
 	var (
 		rep    any
 		status string

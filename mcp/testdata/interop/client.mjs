@@ -57,8 +57,14 @@ try {
   } catch (e) {
     out.abort = { rejected: true, error: String(e?.message ?? e) };
   }
-  // The server must still answer after the cancellation.
-  const after = await client.callTool({ name: "flow_status", arguments: {} });
+  // The server still answers after the cancellation, and the workspace is
+  // free again once the cancelled run has killed its check.
+  let after;
+  for (let i = 0; i < 100; i++) {
+    after = await client.callTool({ name: "flow_status", arguments: {} });
+    if (!after.structuredContent?.busy) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
   out.after = { status: after.structuredContent?.status, busy: after.structuredContent?.busy };
 } catch (e) {
   out.error = String(e?.stack ?? e);

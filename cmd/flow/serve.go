@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	flowmcp "flow/mcp"
+	"flow/runtime/agent"
+	"flow/runtime/report"
+)
+
+// cmdServe implements `flow serve`, the MCP stdio server (SPEC §11). stdout
+// carries protocol lines only. Diagnostics go to $FLOW_LOG_FILE (debug level)
+// when it is set, else warnings and errors go to stderr, so a normal session
+// writes nothing there. Exit codes: 0 at end of input or after an oversized
+// frame, 130 when interrupted (the running check's process group is killed
+// first, through the cancelled context), 2 for a configuration error, 1 for
+// an input error.
+func cmdServe(ctx context.Context, e *env) int {
+	rt, err := openRuntime(e, false)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "flow: %s\n", err)
+		return exitUsage
+	}
+	defer rt.Close()
+	logger, closeLog, err := serveLogger(e)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "flow: %s\n", err)
+		return exitUsage
+	}
+	defer closeLog()
+	srv := flowmcp.NewServer(serviceRuntime{rt.svc}, flowmcp.Options{Version: flowVersion(), Logger: logger})
+	err = srv.Serve(ctx, e.stdin, e.stdout)
+	if ctx.Err() != nil {
+		fmt.Fprintln(e.stderr, interruptedMessage)
+		return exitInterrupted
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "flow: serve: %s\n", err)
+		return exitNotOK
+	}
+	return exitOK
+}
+
+// serveLogger returns the server's logger and a function that closes it.
+func serveLogger(e *env) (*slog.Logger, func(), error) {
+	path := e.getenv("FLOW_LOG_FILE")
+	if path == "" {
+		h := slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})
+		return slog.New(h), func() {}, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open log file %s: %w", path, err)
+	}
+	h := slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug})
+	return slog.New(h), func() { f.Close() }, nil
+}
+
+// serviceRuntime is the runtime service as the MCP server sees it: runtime
+// events become progress lines.
+type serviceRuntime struct{ svc *agent.Service }
+
+var _ flowmcp.Runtime = serviceRuntime{}
+
+func (r serviceRuntime) Run(ctx context.Context, task string, progress func(string)) report.Run {
+	return r.svc.Run(ctx, task, func(ev agent.Event) {
+		if s := ev.String(); s != "" {
+			progress(s)
+		}
+	})
+}
+
+func (r serviceRuntime) Check(ctx context.Context, name string) report.CheckReport {
+	return r.svc.Check(ctx, name, nil)
+}
+
+func (r serviceRuntime) Status(ctx context.Context) report.Status {
+	return r.svc.Status(ctx)
+}

@@ -1,0 +1,60 @@
+package mcp
+
+import (
+	"context"
+	_ "embed"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+//go:embed flow_run.md
+var flowRunDescription string
+
+// flowRunTool is flow_run {task}: one bounded planner → coder → reviewer run
+// with host verification. It edits files, so it is destructive; it talks
+// only to the local model, so it is closed-world.
+func (s *Server) flowRunTool() *toolDef {
+	input := closedObject(map[string]fieldSchema{
+		"task": {Type: "string", MinLength: 1, Description: "What to change, in plain language, as you would tell a colleague."},
+	}, "task")
+	output := objectSchema{
+		Type:        "object",
+		Description: "The run report; the same JSON is also sent as text content.",
+		Properties: map[string]fieldSchema{
+			"status":   outStatus,
+			"verified": outVerified,
+			"task":     {Type: "string"},
+			"run_id":   {Type: "string", Description: "Identifies the run for `flow undo`."},
+			"summary":  {Type: "string"},
+			"error":    outError,
+		},
+		Required: []string{"status", "verified"},
+	}
+	return &toolDef{
+		name:  "flow_run",
+		long:  true,
+		input: input,
+		tool: mcp.Tool{
+			Name:            "flow_run",
+			Title:           "Run a verified coding task",
+			Description:     strings.TrimSpace(flowRunDescription),
+			RawInputSchema:  input.raw(),
+			RawOutputSchema: output.raw(),
+			Annotations:     annotations("Run a verified coding task", false, true, false),
+		},
+		handler: s.handleRun,
+	}
+}
+
+// handleRun runs the task, forwarding the runtime's progress lines.
+func (s *Server) handleRun(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	c := callFrom(ctx)
+	if holder := c.busyWith(); holder != "" {
+		return busyResult(holder), nil
+	}
+	task, _ := req.GetArguments()["task"].(string)
+	rep := s.rt.Run(ctx, task, c.progress)
+	c.finish()
+	return reportResult(rep, rep.Status)
+}

@@ -1,0 +1,123 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"flow/runtime/report"
+)
+
+// maxReportBytes bounds the report in one tool result. The reply line holds
+// it twice (structured and as escaped text), and Rose drops the connection
+// on a line over 8 MiB; beyond this size the report is cut down by
+// [shrinkReport].
+const maxReportBytes = 2 << 20
+
+// maxKeptMemberBytes is the largest top-level member a cut-down report keeps.
+const maxKeptMemberBytes = 4096
+
+// reportResult is the tool result of a report (SPEC §11): the report as
+// structuredContent and as the one text content, isError unless status is
+// "ok". A report that cannot be encoded is an internal error (-32603).
+func reportResult(rep any, status string) (*mcp.CallToolResult, error) {
+	b, err := report.Marshal(rep)
+	if err != nil {
+		return nil, fmt.Errorf("runtime returned non-JSON data: %w", err)
+	}
+	if len(b) > maxReportBytes {
+		b = shrinkReport(b)
+	}
+	return structuredResult(b, status != report.StatusOK), nil
+}
+
+func structuredResult(b json.RawMessage, isError bool) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content:              []mcp.Content{mcp.NewTextContent(string(b))},
+		StructuredContent:    b,
+		RawStructuredContent: b,
+		IsError:              isError,
+	}
+}
+
+// busyReport is the report of a flow_run or flow_check refused because the
+// run slot is taken.
+type busyReport struct {
+	Status   string `json:"status"`
+	Verified bool   `json:"verified"`
+	Error    string `json:"error"`
+}
+
+func busyResult(holder string) *mcp.CallToolResult {
+	b, _ := report.Marshal(busyReport{
+		Status: report.StatusBusy,
+		Error:  fmt.Sprintf("busy: a %s is already in progress", holder),
+	})
+	return structuredResult(b, true)
+}
+
+// shrinkReport keeps the top-level members of an oversized report that are
+// at most maxKeptMemberBytes long (status, verified, ids, counters, short
+// texts) and says what happened in "report_truncated".
+func shrinkReport(b json.RawMessage) json.RawMessage {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(b, &members) != nil {
+		members = map[string]json.RawMessage{}
+	}
+	kept := make(map[string]json.RawMessage, len(members)+1)
+	var dropped []string
+	for _, k := range slices.Sorted(maps.Keys(members)) {
+		if len(members[k]) <= maxKeptMemberBytes {
+			kept[k] = members[k]
+		} else {
+			dropped = append(dropped, k)
+		}
+	}
+	note, _ := marshal(fmt.Sprintf("report of %d bytes exceeds the MCP limit of %d bytes; dropped %s", len(b), maxReportBytes, quoteList(dropped)))
+	kept["report_truncated"] = note
+	out, err := marshal(kept)
+	if err != nil {
+		return json.RawMessage(`{"status":"error","verified":false,"error":"report too large"}`)
+	}
+	return out
+}
+
+// wireText is a text content item.
+type wireText struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// wireToolResult is a tools/call result as flow writes it: isError is
+// always present (mcp-go omits it when false) and nothing is HTML-escaped.
+type wireToolResult struct {
+	Content           []any           `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError"`
+}
+
+// toolResultJSON encodes mcp-go's CallToolResult for the wire.
+func toolResultJSON(r *mcp.CallToolResult) (json.RawMessage, error) {
+	out := wireToolResult{Content: []any{}, IsError: r.IsError}
+	for _, c := range r.Content {
+		if t, ok := c.(mcp.TextContent); ok && t.Annotations == nil && t.Meta == nil {
+			out.Content = append(out.Content, wireText{Type: t.Type, Text: t.Text})
+			continue
+		}
+		out.Content = append(out.Content, c)
+	}
+	switch {
+	case len(r.RawStructuredContent) > 0:
+		out.StructuredContent = r.RawStructuredContent
+	case r.StructuredContent != nil:
+		b, err := marshal(r.StructuredContent)
+		if err != nil {
+			return nil, err
+		}
+		out.StructuredContent = b
+	}
+	return marshal(out)
+}

@@ -1,0 +1,127 @@
+package mcp
+
+import (
+	"context"
+	_ "embed"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"flow/runtime/report"
+)
+
+// Runtime is what the server needs from flow's runtime. The server calls
+// Run and Check on their own goroutine, at most one of them at a time per
+// [Server]; Status may be called at any time, also while a Run or Check is in
+// progress, and must not wait for them.
+type Runtime interface {
+	// Run runs one task. progress receives one short human-readable line per
+	// runtime event; it may be called from any goroutine until Run returns
+	// (later calls are ignored). When ctx is cancelled Run stops and returns
+	// a "cancelled" report.
+	Run(ctx context.Context, task string, progress func(message string)) report.Run
+	// Check runs the configured check called name, or every check when name
+	// is "".
+	Check(ctx context.Context, name string) report.CheckReport
+	// Status reports flow's local state without contacting the model.
+	Status(ctx context.Context) report.Status
+}
+
+// Options configure a [Server].
+type Options struct {
+	// Version is reported as serverInfo.version ("" means "dev").
+	Version string
+	// Logger receives the server's diagnostics and mcp-go's per-request
+	// lines (level Info); nil discards them. Nothing is ever written to
+	// stderr by the server itself.
+	Logger *slog.Logger
+}
+
+// Server is flow's MCP server. It is safe to call [Server.Serve] more than
+// once, also concurrently (each call is one session); the sessions share the
+// one-run-at-a-time slot.
+type Server struct {
+	rt   Runtime
+	log  *slog.Logger
+	mcp  *server.MCPServer
+	tool map[string]*toolDef
+
+	slotMu sync.Mutex
+	slot   string // name of the tool running in the slot, "" when free
+
+	sessions atomic.Int64
+}
+
+//go:embed instructions.md
+var instructions string
+
+// Instructions returns the server-wide guidance sent to the model in the
+// initialize result (mcp/instructions.md), for `flow serve -instructions`.
+func Instructions() string { return strings.TrimSpace(instructions) }
+
+// NewServer returns a server for rt.
+func NewServer(rt Runtime, opts Options) *Server {
+	s := &Server{rt: rt, log: opts.Logger}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	version := opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	mcpOpts := []server.ServerOption{
+		server.WithToolCapabilities(false),
+		server.WithInstructions(Instructions()),
+		server.WithRecovery(),
+		server.WithToolFilter(orderTools),
+	}
+	if opts.Logger != nil {
+		mcpOpts = append(mcpOpts, server.WithLogger(opts.Logger))
+	}
+	s.mcp = server.NewMCPServer("flow", version, mcpOpts...)
+	s.tool = make(map[string]*toolDef)
+	for _, def := range s.toolDefs() {
+		s.tool[def.name] = def
+		s.mcp.AddTool(def.tool, def.handler)
+	}
+	return s
+}
+
+// Serve runs one MCP session: it reads frames from r and writes replies and
+// notifications to w until the end of r, an oversized frame (after one
+// -32700 reply) or a write error, and then returns nil, after the running
+// flow_run or flow_check (cancelled) has returned. When ctx is cancelled it
+// cancels the running call, waits for it, writes nothing more and returns
+// ctx.Err(). Another read error is returned wrapped.
+//
+// The goroutine reading r may stay blocked in r.Read after Serve returns
+// because of ctx or a write error; it ends when r is closed.
+func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	ss, err := s.newSession(ctx, w)
+	if err != nil {
+		return err
+	}
+	return ss.run(ctx, r)
+}
+
+// acquire takes the run slot for tool; when the slot is taken it returns the
+// name of the tool holding it.
+func (s *Server) acquire(tool string) (holder string) {
+	s.slotMu.Lock()
+	defer s.slotMu.Unlock()
+	if s.slot != "" {
+		return s.slot
+	}
+	s.slot = tool
+	return ""
+}
+
+func (s *Server) release() {
+	s.slotMu.Lock()
+	s.slot = ""
+	s.slotMu.Unlock()
+}

@@ -1,0 +1,149 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// toolDef is one of the three tools: its advertised definition, the schema
+// its arguments are checked against before dispatch, and its handler.
+type toolDef struct {
+	name    string
+	long    bool // runs in the run slot on its own goroutine
+	input   objectSchema
+	tool    mcp.Tool
+	handler server.ToolHandlerFunc
+}
+
+// toolOrder is the order of tools/list (reference §11.3).
+var toolOrder = []string{"flow_run", "flow_status", "flow_check"}
+
+func (s *Server) toolDefs() []*toolDef {
+	return []*toolDef{s.flowRunTool(), s.flowStatusTool(), s.flowCheckTool()}
+}
+
+// orderTools is an mcp-go tool filter that lists the tools in toolOrder
+// (mcp-go sorts them by name).
+func orderTools(_ context.Context, tools []mcp.Tool) []mcp.Tool {
+	out := slices.Clone(tools)
+	slices.SortStableFunc(out, func(a, b mcp.Tool) int {
+		return slices.Index(toolOrder, a.Name) - slices.Index(toolOrder, b.Name)
+	})
+	return out
+}
+
+// objectSchema is the JSON Schema of an object, the only kind flow's tools
+// take or return. Properties is always written, also when empty.
+type objectSchema struct {
+	Type                 string                 `json:"type"`
+	Description          string                 `json:"description,omitempty"`
+	Properties           map[string]fieldSchema `json:"properties"`
+	Required             []string               `json:"required,omitempty"`
+	AdditionalProperties *bool                  `json:"additionalProperties,omitempty"`
+}
+
+// fieldSchema is the schema of one scalar property.
+type fieldSchema struct {
+	Type        string `json:"type"`
+	Description string `json:"description,omitempty"`
+	MinLength   int    `json:"minLength,omitempty"`
+}
+
+// closedObject returns the schema of an input object that accepts exactly
+// props.
+func closedObject(props map[string]fieldSchema, required ...string) objectSchema {
+	closed := false
+	if props == nil {
+		props = map[string]fieldSchema{}
+	}
+	return objectSchema{Type: "object", Properties: props, Required: required, AdditionalProperties: &closed}
+}
+
+// raw encodes the schema for mcp.Tool.
+func (sc objectSchema) raw() json.RawMessage {
+	b, err := marshal(sc)
+	if err != nil {
+		panic(fmt.Sprintf("encode tool schema: %v", err)) // static data
+	}
+	return b
+}
+
+// validate checks tool arguments against a closed input schema whose
+// properties are strings (reference §11.4: any failure is -32602). Absent
+// arguments are an empty object. It returns the arguments to pass on.
+func (sc objectSchema) validate(tool string, raw json.RawMessage) (json.RawMessage, *rpcError) {
+	invalid := func(format string, a ...any) *rpcError {
+		return &rpcError{code: codeInvalidParams, message: fmt.Sprintf("Invalid arguments for %s: ", tool) + fmt.Sprintf(format, a...)}
+	}
+	if raw == nil {
+		raw = json.RawMessage(`{}`)
+	}
+	if !isObject(raw) {
+		return nil, invalid("expected an object")
+	}
+	var args map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, invalid("expected an object")
+	}
+	var missing, unknown []string
+	for _, name := range sc.Required {
+		if _, ok := args[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	for name := range args {
+		if _, ok := sc.Properties[name]; !ok {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(missing) > 0 || len(unknown) > 0 {
+		var parts []string
+		if len(missing) > 0 {
+			parts = append(parts, "missing "+quoteList(missing))
+		}
+		if len(unknown) > 0 {
+			parts = append(parts, "unknown "+quoteList(unknown))
+		}
+		return nil, invalid("%s", strings.Join(parts, "; "))
+	}
+	for _, name := range slices.Sorted(maps.Keys(args)) {
+		field := sc.Properties[name]
+		s, ok := jsonString(args[name])
+		if field.Type == "string" && !ok {
+			return nil, invalid("%s must be a string", strconv.Quote(name))
+		}
+		if utf8.RuneCountInString(s) < field.MinLength {
+			return nil, invalid("%s must not be empty", strconv.Quote(name))
+		}
+	}
+	return raw, nil
+}
+
+// annotations returns tool annotations with every hint set explicitly
+// (mcp-go's defaults claim destructive and open-world).
+func annotations(title string, readOnly, destructive, idempotent bool) mcp.ToolAnnotation {
+	openWorld := false
+	return mcp.ToolAnnotation{
+		Title:           title,
+		ReadOnlyHint:    &readOnly,
+		DestructiveHint: &destructive,
+		IdempotentHint:  &idempotent,
+		OpenWorldHint:   &openWorld,
+	}
+}
+
+// Output schema fields shared by the reports.
+var (
+	outStatus   = fieldSchema{Type: "string", Description: `"ok" only when the result is verified; otherwise failed, unverified, stale, error, busy or cancelled.`}
+	outVerified = fieldSchema{Type: "boolean", Description: "True only when flow's own gates verified the result from real evidence."}
+	outError    = fieldSchema{Type: "string", Description: "What went wrong, when something did."}
+)
