@@ -47,6 +47,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch o.command {
 	case "serve":
 		return cmdServe(ctx, e)
+	case "", "tui":
+		return cmdTUI(ctx, e)
 	}
 	var (
 		rep    any

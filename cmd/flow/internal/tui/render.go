@@ -1,0 +1,377 @@
+package tui
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"flow/runtime/agent"
+	"flow/runtime/report"
+)
+
+// Bounds of what one answer adds to the log.
+const (
+	maxListedFiles   = 20 // changed files listed in a run summary
+	maxSummaryLines  = 40 // lines of a run's summary text
+	maxOutputTail    = 8  // output lines shown for a failing check
+	detailWidth      = 200
+	eventDetailWidth = 60
+)
+
+// eventLine renders one progress event as a stable, greppable line whose
+// columns are separated by two spaces, for example
+// "coder  file_edit main.go  ok  3ms". key pairs a start event with its end
+// event; ok is false for events the log does not show (run_end: the run's
+// summary follows).
+func eventLine(e agent.Event) (line logLine, key string, ok bool) {
+	cols := func(kind lineKind, parts ...string) logLine {
+		var kept []string
+		for _, p := range parts {
+			if p != "" {
+				kept = append(kept, p)
+			}
+		}
+		return logLine{kind: kind, text: strings.Join(kept, "  ")}
+	}
+	problem := func() string {
+		if e.Error == "" {
+			return ""
+		}
+		return "error: " + oneLine(e.Error, detailWidth)
+	}
+	turnKey := fmt.Sprintf("turn/%s/%d", e.Role, e.Turn)
+	toolKey := fmt.Sprintf("tool/%s/%d/%s/%s", e.Role, e.Turn, e.ToolCallID, e.Tool)
+	tool := e.Tool
+	if e.Message != "" {
+		tool += " " + oneLine(e.Message, eventDetailWidth)
+	}
+	switch e.Kind {
+	case agent.EventRunStart:
+		return cols(lineDim, "run", "started", e.RunID), "", true
+	case agent.EventRunEnd:
+		return logLine{}, "", false
+	case agent.EventRoleStart:
+		return cols(lineHeading, e.Role, "start", e.Message), "", true
+	case agent.EventRoleEnd:
+		turns := ""
+		if e.Turn > 0 {
+			turns = plural(e.Turn, "turn")
+		}
+		return cols(kindOfStatus(e.Status), e.Role, e.Status, turns, duration(e.DurationMS), problem()), "", true
+	case agent.EventModelTurn:
+		return cols(lineDim, e.Role, fmt.Sprintf("turn %d", e.Turn), "…"), turnKey, true
+	case agent.EventModelReply:
+		kind := lineDim
+		if e.Status != report.StatusOK {
+			kind = kindOfStatus(e.Status)
+		}
+		return cols(kind, e.Role, fmt.Sprintf("turn %d", e.Turn), e.Status, duration(e.DurationMS), problem()), turnKey, true
+	case agent.EventToolStart:
+		return cols(lineDim, e.Role, tool, "…"), toolKey, true
+	case agent.EventToolEnd:
+		truncated := ""
+		if e.Truncated {
+			truncated = "truncated"
+		}
+		kind := lineText
+		if e.Status != report.StatusOK {
+			kind = kindOfStatus(e.Status)
+		}
+		return cols(kind, e.Role, tool, e.Status, duration(e.DurationMS), truncated, problem()), toolKey, true
+	case agent.EventCheckStart:
+		return cols(lineDim, "check", e.Check, "…"), "check/" + e.Check, true
+	case agent.EventCheckEnd:
+		return cols(kindOfStatus(e.Status), "check", e.Check, e.Status, duration(e.DurationMS), problem()), "check/" + e.Check, true
+	case agent.EventVerification:
+		detail := "not verified"
+		if v := e.Verification; v != nil && v.Verified {
+			detail = "verified"
+		} else if v != nil && v.Reason != "" {
+			detail = oneLine(v.Reason, detailWidth)
+		}
+		return cols(kindOfStatus(e.Status), "verify", e.Status, detail), "", true
+	}
+	return cols(lineDim, e.Role, string(e.Kind), e.Status), "", true
+}
+
+// runSummaryLines renders the end of a run: a greppable first line such as
+// "run ok · verified · 1 changed file · 3.2s", then the changed files, the
+// failing checks with their exit codes, the reason or error, the reviewer's
+// verdict and issues, and the run's summary.
+func runSummaryLines(r report.Run) []logLine {
+	verified := "not verified"
+	if r.Verified {
+		verified = "verified"
+	}
+	head := fmt.Sprintf("run %s · %s · %s", r.Status, verified, plural(len(r.ChangedFiles), "changed file"))
+	if d := duration(r.DurationMS); d != "" {
+		head += " · " + d
+	}
+	lines := []logLine{{kind: kindOfStatus(r.Status), text: head}}
+	add := func(kind lineKind, label, text string) {
+		lines = append(lines, logLine{kind: kind, text: "  " + label + "  " + text})
+	}
+	for i, f := range r.ChangedFiles {
+		if i == maxListedFiles {
+			add(lineDim, "changed", fmt.Sprintf("… and %d more", len(r.ChangedFiles)-i))
+			break
+		}
+		add(lineText, "changed", f)
+	}
+	checks := r.Checks
+	if len(checks) == 0 && r.Verification != nil {
+		checks = r.Verification.Checks
+	}
+	for _, c := range checks {
+		if c.Status != report.StatusOK {
+			add(kindOfStatus(c.Status), "failing check", checkDetail(c))
+		}
+	}
+	if r.Reason != "" {
+		add(lineWarn, "reason", oneLine(r.Reason, detailWidth))
+	}
+	if r.Error != "" {
+		add(lineError, "error", oneLine(r.Error, detailWidth))
+	}
+	var reviewer *report.Role
+	for i := range r.Roles {
+		if r.Roles[i].Role == "reviewer" {
+			reviewer = &r.Roles[i]
+		}
+	}
+	if reviewer != nil {
+		verdict, kind := reviewer.Status, kindOfStatus(reviewer.Status)
+		if a := reviewer.Approved; a != nil && *a {
+			verdict, kind = "approved", lineOK
+		} else if a != nil {
+			verdict, kind = "rejected", lineError
+		}
+		add(kind, "reviewer", strings.TrimSpace(verdict+"  "+oneLine(reviewer.Summary, detailWidth)))
+		for _, issue := range reviewer.Issues {
+			add(lineWarn, "issue", oneLine(issue, detailWidth))
+		}
+	}
+	if s := strings.TrimSpace(r.Summary); s != "" && (reviewer == nil || s != strings.TrimSpace(reviewer.Summary)) {
+		lines = append(lines, logLine{kind: lineText, text: "  summary"})
+		lines = append(lines, block(s, "    ", maxSummaryLines)...)
+	}
+	if r.Status == report.StatusCancelled && len(r.ChangedFiles) > 0 {
+		add(lineWarn, "note", "edits already written remain (see /undo)")
+	}
+	if r.RunID != "" {
+		add(lineDim, "run id", r.RunID)
+	}
+	return append(lines, logLine{})
+}
+
+// checkDetail renders a check result's name, status, exit code, duration
+// and error: "go-test  failed  exit 1  1.2s".
+func checkDetail(c report.CheckResult) string {
+	parts := []string{c.Name, c.Status}
+	if c.Returncode != nil {
+		parts = append(parts, fmt.Sprintf("exit %d", *c.Returncode))
+	}
+	if d := duration(c.DurationMS); d != "" {
+		parts = append(parts, d)
+	}
+	if c.Error != "" {
+		parts = append(parts, "error: "+oneLine(c.Error, detailWidth))
+	}
+	return strings.Join(parts, "  ")
+}
+
+// checkReportLines renders the answer of /check: "check failed · not
+// verified", each check, and the tail of a failing check's output.
+func checkReportLines(r report.CheckReport) []logLine {
+	verified := "not verified"
+	if r.Verified {
+		verified = "verified"
+	}
+	lines := []logLine{{kind: kindOfStatus(r.Status), text: fmt.Sprintf("check %s · %s", r.Status, verified)}}
+	for _, c := range r.Checks {
+		lines = append(lines, logLine{kind: kindOfStatus(c.Status), text: "  " + checkDetail(c)})
+		if c.Status == report.StatusOK {
+			continue
+		}
+		out := c.Stderr
+		if strings.TrimSpace(out) == "" {
+			out = c.Stdout
+		}
+		lines = append(lines, tail(out, "    ", maxOutputTail)...)
+	}
+	if r.Reason != "" && r.Status != report.StatusOK {
+		lines = append(lines, logLine{kind: lineWarn, text: "  reason  " + oneLine(r.Reason, detailWidth)})
+	}
+	if r.Error != "" && r.Error != r.Reason {
+		lines = append(lines, logLine{kind: lineError, text: "  error  " + oneLine(r.Error, detailWidth)})
+	}
+	return append(lines, logLine{})
+}
+
+// undoView is the part of an undo report the log shows, read through the
+// report's JSON form.
+type undoView struct {
+	Status    string   `json:"status"`
+	RunID     string   `json:"run_id"`
+	Restored  []string `json:"restored"`
+	Removed   []string `json:"removed"`
+	Conflicts []struct {
+		Path   string `json:"path"`
+		Reason string `json:"reason"`
+	} `json:"conflicts"`
+	AlreadyUndone bool   `json:"already_undone"`
+	Message       string `json:"message"`
+	Error         string `json:"error"`
+}
+
+// undoLines renders the answer of /undo.
+func undoLines(result any, status string, err error) []logLine {
+	switch {
+	case errors.Is(err, ErrUndoUnavailable):
+		return []logLine{{kind: lineWarn, text: "undo unavailable · " + msgUndoUnavailable}, {}}
+	case err != nil:
+		return []logLine{errorLine("undo failed: " + err.Error()), {}}
+	}
+	var v undoView
+	if b, jerr := json.Marshal(result); jerr == nil {
+		_ = json.Unmarshal(b, &v) // a result of another shape shows only the status
+	}
+	if status == "" {
+		status = v.Status
+	}
+	head := "undo " + status
+	if v.RunID != "" {
+		head += " · run " + v.RunID
+	}
+	lines := []logLine{{kind: kindOfStatus(status), text: head}}
+	add := func(kind lineKind, label, text string) {
+		lines = append(lines, logLine{kind: kind, text: "  " + label + "  " + text})
+	}
+	if v.Message != "" {
+		add(lineText, "message", oneLine(v.Message, detailWidth))
+	}
+	for _, f := range v.Restored {
+		add(lineText, "restored", f)
+	}
+	for _, f := range v.Removed {
+		add(lineText, "removed", f)
+	}
+	for _, c := range v.Conflicts {
+		add(lineWarn, "conflict", c.Path+"  "+oneLine(c.Reason, detailWidth))
+	}
+	if v.Error != "" && v.Error != v.Message {
+		add(lineError, "error", oneLine(v.Error, detailWidth))
+	}
+	return append(lines, logLine{})
+}
+
+// statusLines renders the answer of /status.
+func statusLines(st report.Status) []logLine {
+	head := "status " + st.Status
+	if st.Version != "" {
+		head += " · flow " + st.Version
+	}
+	lines := []logLine{{kind: kindOfStatus(st.Status), text: head}}
+	add := func(kind lineKind, label, text string) {
+		lines = append(lines, logLine{kind: kind, text: "  " + label + "  " + text})
+	}
+	add(lineText, "workspace", st.Workspace)
+	add(lineText, "mode", modeText(st.Trusted))
+	b := st.Backend
+	add(lineText, "backend", strings.Join(nonEmpty(b.Type, b.API, b.BaseURL), " ")+" (connectivity "+orDash(b.Connectivity)+")")
+	add(lineText, "models", modelsText(st.Models))
+	if len(st.Checks) == 0 {
+		add(lineDim, "checks", "none configured")
+	}
+	for _, c := range st.Checks {
+		req := "optional"
+		if c.Required {
+			req = "required"
+		}
+		detail := []string{c.Name, req}
+		detail = append(detail, nonEmpty(c.Kind)...)
+		if len(c.Filetypes) > 0 {
+			detail = append(detail, strings.Join(c.Filetypes, ","))
+		}
+		add(lineText, "check", strings.Join(detail, "  "))
+	}
+	editor := orDash(st.Editor.Status)
+	if st.Editor.Attached {
+		editor += "  attached"
+	}
+	add(lineText, "editor", editor)
+	busy := "no"
+	if st.Busy {
+		busy = "yes"
+	}
+	add(lineText, "busy", busy)
+	add(lineText, "last run", lastRunText(st.LastReport))
+	for _, w := range st.Warnings {
+		add(lineWarn, "warning", oneLine(w, detailWidth))
+	}
+	if st.Error != "" {
+		add(lineError, "error", oneLine(st.Error, detailWidth))
+	}
+	return append(lines, logLine{})
+}
+
+// lastRunText summarises a status report's last_report (any JSON shape
+// with the run report's keys).
+func lastRunText(last any) string {
+	if last == nil {
+		return "none"
+	}
+	var r struct {
+		Status   string `json:"status"`
+		Verified bool   `json:"verified"`
+		Task     string `json:"task"`
+		RunID    string `json:"run_id"`
+	}
+	if b, err := json.Marshal(last); err != nil || json.Unmarshal(b, &r) != nil || r.Status == "" {
+		return "unknown"
+	}
+	verified := "not verified"
+	if r.Verified {
+		verified = "verified"
+	}
+	return strings.Join(nonEmpty(r.Status, verified, oneLine(r.Task, eventDetailWidth), r.RunID), " · ")
+}
+
+// helpLines renders the answer of /help.
+func helpLines() []logLine {
+	lines := []logLine{{kind: lineHeading, text: "commands"}}
+	for _, c := range commandHelp {
+		lines = append(lines, logLine{kind: lineText, text: fmt.Sprintf("  %-18s %s", c.usage, c.what)})
+	}
+	lines = append(lines,
+		logLine{kind: lineDim, text: "  any other text is a task · Ctrl-C cancels a running task · PgUp/PgDn scroll"},
+		logLine{},
+	)
+	return lines
+}
+
+// toolLines renders the answer of /tools.
+func toolLines(names []string) []logLine {
+	lines := []logLine{{kind: lineHeading, text: "tools  " + plural(len(names), "tool")}}
+	for _, n := range names {
+		lines = append(lines, logLine{kind: lineText, text: "  " + n})
+	}
+	return append(lines, logLine{})
+}
+
+// modelLines renders the answer of /models, marking the models in use.
+func modelLines(names []string, inUse report.Models) []logLine {
+	lines := []logLine{{kind: lineHeading, text: "models  " + plural(len(names), "installed model")}}
+	for _, n := range names {
+		text := "  " + n
+		if n == inUse.Planner || n == inUse.Coder || n == inUse.Reviewer {
+			text += "  (in use)"
+		}
+		lines = append(lines, logLine{kind: lineText, text: text})
+	}
+	return append(lines, logLine{})
+}
+
+// errorLine is the log line of an error message.
+func errorLine(msg string) logLine { return logLine{kind: lineError, text: "error  " + msg} }

@@ -1,0 +1,118 @@
+// Package tui is flow's terminal front end (SPEC §14): a Bubble Tea program
+// with a header (workspace, trust, models), a scrolling log that shows each
+// run live and an input line with history, plus a line mode for when stdin
+// or stdout is not a terminal, which answers every input line with exactly
+// one JSON object.
+//
+// The package talks to the runtime only through the [Runtime] interface, so
+// it depends on nothing in flow but the event, report and model types.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"flow/runtime/agent"
+	"flow/runtime/model"
+	"flow/runtime/report"
+)
+
+// Exit codes returned by [Run] (SPEC §3).
+const (
+	ExitOK          = 0
+	ExitFailure     = 1
+	ExitInterrupted = 130
+)
+
+// ErrUndoUnavailable is what a [Runtime] without a write journal returns
+// from Undo (directly or wrapped); the TUI then says that undo is
+// unavailable until the journal exists.
+var ErrUndoUnavailable = errors.New("undo is unavailable until the journal exists")
+
+// Runtime is what the TUI needs from flow's runtime. *agent.Service provides
+// every method but Undo, whose report type the TUI does not import; a small
+// adapter supplies it. Status, Models and ToolNames may be called while a
+// run or check is in progress; SetModel is only called when none is.
+type Runtime interface {
+	// Run runs task; events, when non-nil, receives progress events
+	// synchronously (the TUI's sink never blocks).
+	Run(ctx context.Context, task string, events func(agent.Event)) report.Run
+	// Check runs the named check (every check when name is ""); events,
+	// when non-nil, receives check_start and check_end events.
+	Check(ctx context.Context, name string, events func(agent.Event)) report.CheckReport
+	// Status reports the configuration and the workspace's state.
+	Status(ctx context.Context) report.Status
+	// Undo undoes run runID (the workspace's last run when ""). result is
+	// the undo report (rendered through its JSON form), status its status.
+	// An error matching ErrUndoUnavailable means there is no journal.
+	Undo(ctx context.Context, runID string) (result any, status string, err error)
+	// Models lists the installed models (Ollama /api/tags).
+	Models(ctx context.Context) ([]model.ModelInfo, error)
+	// SetModel makes every role use the model name.
+	SetModel(name string)
+	// ToolNames lists the tools the coder is offered.
+	ToolNames() []string
+}
+
+// Options configure [Run].
+type Options struct {
+	// Workspace is the workspace directory shown in the header.
+	Workspace string
+	// Trusted is whether edits and checks are enabled (--trusted).
+	Trusted bool
+	// Models are the effective model of every role, for the header.
+	Models report.Models
+	// IsTerminal selects the interactive program; the caller decides it
+	// from stdin and stdout. When false, Run uses the JSON line mode.
+	IsTerminal bool
+	// Stderr, when set, receives a one-line message if the terminal
+	// program cannot start or fails.
+	Stderr io.Writer
+}
+
+// shutdownWait bounds how long Run waits, after the program has ended, for
+// a cancelled run or check to return (so that running checks' process
+// groups are killed before flow exits).
+const shutdownWait = 30 * time.Second
+
+// Run runs the terminal UI (or the line mode when opts.IsTerminal is false)
+// until the user quits, input ends or ctx is cancelled, and returns the exit
+// code: 0 after /quit, /exit, Ctrl-D or end of input; 130 when ctx was
+// cancelled (SIGINT/SIGTERM in main), after the running task, if any, was
+// cancelled and has returned; 1 when the terminal program failed.
+func Run(ctx context.Context, rt Runtime, opts Options, in io.Reader, out io.Writer) int {
+	if !opts.IsTerminal {
+		return runLines(ctx, rt, in, out)
+	}
+	base, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m := newModel(base, rt, opts)
+	p := tea.NewProgram(m,
+		tea.WithContext(ctx),
+		tea.WithInput(in),
+		tea.WithOutput(out),
+		// main's signal context is the only signal handling: SIGINT and
+		// SIGTERM cancel ctx, which ends the program through WithContext.
+		tea.WithoutSignalHandler(),
+	)
+	_, err := p.Run()
+	// Whatever ended the program, stop the job in progress and wait for it
+	// to return; the terminal has already been restored.
+	cancel()
+	m.jobs.wait(shutdownWait)
+	if ctx.Err() != nil {
+		return ExitInterrupted
+	}
+	if err != nil {
+		if opts.Stderr != nil {
+			fmt.Fprintf(opts.Stderr, "flow: tui: %v\n", err)
+		}
+		return ExitFailure
+	}
+	return ExitOK
+}

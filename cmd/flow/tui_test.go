@@ -1,0 +1,139 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"flow/runtime/model/ollamatest"
+)
+
+// tmuxPane is a flow TUI running in a pane of a private tmux server.
+type tmuxPane struct {
+	t      *testing.T
+	socket string
+}
+
+func needTmux(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("FLOW_TEST_TMUX") == "required" {
+			t.Fatal("tmux is required (FLOW_TEST_TMUX=required) but missing")
+		}
+		t.Skip("tmux not installed")
+	}
+}
+
+func (p *tmuxPane) tmux(args ...string) string {
+	p.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", p.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// screen returns the pane's text, with its scrollback.
+func (p *tmuxPane) screen() string { return p.tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "flow") }
+
+// waitText waits (bounded) until the pane shows want.
+func (p *tmuxPane) waitText(want string) string {
+	p.t.Helper()
+	var s string
+	for i := 0; i < 300; i++ {
+		if s = p.screen(); strings.Contains(s, want) {
+			return s
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.t.Fatalf("the pane never showed %q; it shows:\n%s", want, s)
+	return ""
+}
+
+func (p *tmuxPane) typeLine(text string) {
+	p.t.Helper()
+	p.tmux("send-keys", "-t", "flow", "-l", text)
+	p.tmux("send-keys", "-t", "flow", "Enter")
+}
+
+// TestTUIInTmux drives `flow` in a real terminal: /help, /status, a task
+// whose live events and verified summary appear, Ctrl-C cancelling a slow
+// model turn, and /quit exiting 0 with the terminal restored.
+func TestTUIInTmux(t *testing.T) {
+	needTmux(t)
+	t.Parallel()
+	ws := workspace(t)
+	writeFile(t, ws, "a.go", "package a\n")
+	srv := ollamatest.New(t,
+		ollamatest.Turn{Content: "Plan: add A."},
+		ollamatest.Turn{ToolCalls: []ollamatest.Call{call("c1", "file_write", map[string]any{"path": "a.go", "content": "package a\n\nfunc A() {}\n"})}},
+		ollamatest.Turn{Content: "Done."},
+		ollamatest.Turn{Content: approve},
+		ollamatest.Turn{Content: "never", Delay: 2 * time.Minute},
+	)
+	cfg := writeFile(t, t.TempDir(), "ops.toml", `workspace_dir = `+tomlString(ws)+`
+[ollama]
+base_url = `+tomlString(srv.URL)+`
+[agent]
+max_cycles = 1
+[checks.lint]
+cmd = ["grep", "-q", "package", "a.go"]
+kind = "lint"
+filetypes = ["go"]
+`)
+	dir := t.TempDir()
+	p := &tmuxPane{t: t, socket: filepath.Join(dir, "tmux.sock")}
+	script := writeFile(t, dir, "run.sh", fmt.Sprintf(`#!/bin/sh
+%s --trusted -c %s
+echo "exit=$?" > %s/exit
+stty -a > %s/stty
+sleep 600
+`, flowBin, cfg, dir, dir))
+	os.Chmod(script, 0o755)
+	env := hermeticEnv(t, "TERM=xterm-256color")
+	cmd := exec.Command("tmux", "-S", p.socket, "-f", "/dev/null", "new-session", "-d", "-s", "flow", "-x", "140", "-y", "45", script)
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("tmux", "-S", p.socket, "kill-server").Run() })
+
+	p.waitText("trusted")
+	p.typeLine("/help")
+	p.waitText("/build")
+	p.typeLine("/status")
+	p.waitText("connectivity unverified")
+	p.typeLine("add A to a.go")
+	s := p.waitText("run ok · verified · 1 changed file")
+	for _, want := range []string{"planner", "coder", "file_write", "lint", "reviewer"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the live log lacks %q:\n%s", want, s)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "a.go")); !strings.Contains(string(got), "func A") {
+		t.Errorf("a.go = %q, want the run's edit", got)
+	}
+
+	p.typeLine("a slow task")
+	waitRequests(t, srv, 5)
+	p.tmux("send-keys", "-t", "flow", "C-c")
+	p.waitText("run cancelled")
+
+	p.typeLine("/quit")
+	exitFile := filepath.Join(dir, "exit")
+	waitFor(t, exitFile)
+	if got, _ := os.ReadFile(exitFile); strings.TrimSpace(string(got)) != "exit=0" {
+		t.Errorf("flow exited with %q, want exit=0", got)
+	}
+	waitFor(t, filepath.Join(dir, "stty"))
+	stty, _ := os.ReadFile(filepath.Join(dir, "stty"))
+	for _, mode := range []string{" icanon", " echo "} {
+		if !strings.Contains(string(stty), mode) {
+			t.Errorf("terminal not restored: stty -a lacks %q:\n%s", mode, stty)
+		}
+	}
+}
