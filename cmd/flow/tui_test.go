@@ -137,3 +137,44 @@ sleep 600
 		}
 	}
 }
+
+// TestTUILineMode: with stdin not a terminal, flow reads one command or
+// task per line and answers each with one JSON object per line.
+func TestTUILineMode(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	writeFile(t, ws, "a.go", "package a\n")
+	srv := ollamatest.New(t,
+		ollamatest.Turn{Content: "Plan: add A."},
+		ollamatest.Turn{ToolCalls: []ollamatest.Call{call("c1", "file_write", map[string]any{"path": "a.go", "content": "package a\n\nfunc A() {}\n"})}},
+		ollamatest.Turn{Content: "Done."},
+		ollamatest.Turn{Content: approve},
+	)
+	cfg := writeFile(t, t.TempDir(), "ops.toml", `workspace_dir = `+tomlString(ws)+`
+[ollama]
+base_url = `+tomlString(srv.URL)+`
+[agent]
+max_cycles = 1
+[checks.lint]
+cmd = ["grep", "-q", "package", "a.go"]
+kind = "lint"
+filetypes = ["go"]
+`)
+	cmd := exec.Command(flowBin, "tui", "--trusted", "-c", cfg)
+	cmd.Env = hermeticEnv(t)
+	cmd.Stdin = strings.NewReader("/status\nadd A to a.go\n/bogus\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("flow tui: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("line mode wrote %d lines, want 3:\n%s", len(lines), out)
+	}
+	wants := []string{`"workspace":"` + ws + `"`, `"verified":true`, `"status":"error"`}
+	for i, want := range wants {
+		if !strings.HasPrefix(lines[i], "{") || !strings.Contains(lines[i], want) {
+			t.Errorf("line %d = %.200s, want a JSON object containing %s", i+1, lines[i], want)
+		}
+	}
+}
