@@ -38,7 +38,9 @@ func (p *tmuxPane) tmux(args ...string) string {
 }
 
 // screen returns the pane's text, with its scrollback.
-func (p *tmuxPane) screen() string { return p.tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "flow") }
+func (p *tmuxPane) screen() string {
+	return p.tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "flow")
+}
 
 // waitText waits (bounded) until the pane shows want.
 func (p *tmuxPane) waitText(want string) string {
@@ -58,6 +60,47 @@ func (p *tmuxPane) typeLine(text string) {
 	p.t.Helper()
 	p.tmux("send-keys", "-t", "flow", "-l", text)
 	p.tmux("send-keys", "-t", "flow", "Enter")
+}
+
+// startTUIPane starts `flow --trusted -c cfg` in a tmux pane. When flow
+// exits, the pane's shell writes its exit status to DIR/exit and the
+// terminal's settings to DIR/stty.
+func startTUIPane(t *testing.T, cfg string) (*tmuxPane, string) {
+	t.Helper()
+	dir := t.TempDir()
+	p := &tmuxPane{t: t, socket: filepath.Join(dir, "tmux.sock")}
+	script := writeFile(t, dir, "run.sh", fmt.Sprintf(`#!/bin/sh
+%s --trusted -c %s
+echo "exit=$?" > %s/exit
+stty -a > %s/stty
+sleep 600
+`, flowBin, cfg, dir, dir))
+	os.Chmod(script, 0o755)
+	cmd := exec.Command("tmux", "-S", p.socket, "-f", "/dev/null", "new-session", "-d", "-s", "flow", "-x", "140", "-y", "45", script)
+	cmd.Env = hermeticEnv(t, "TERM=xterm-256color")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("tmux", "-S", p.socket, "kill-server").Run() })
+	return p, dir
+}
+
+// checkExit waits for the pane's flow to exit and checks its status and
+// that the terminal was restored (canonical mode and echo back on).
+func checkExit(t *testing.T, dir, want string) {
+	t.Helper()
+	exitFile := filepath.Join(dir, "exit")
+	waitFor(t, exitFile)
+	if got, _ := os.ReadFile(exitFile); strings.TrimSpace(string(got)) != want {
+		t.Errorf("flow exited with %q, want %s", got, want)
+	}
+	waitFor(t, filepath.Join(dir, "stty"))
+	stty, _ := os.ReadFile(filepath.Join(dir, "stty"))
+	for _, mode := range []string{" icanon", " echo "} {
+		if !strings.Contains(string(stty), mode) {
+			t.Errorf("terminal not restored: stty -a lacks %q:\n%s", mode, stty)
+		}
+	}
 }
 
 // TestTUIInTmux drives `flow` in a real terminal: /help, /status, a task
@@ -85,23 +128,7 @@ cmd = ["grep", "-q", "package", "a.go"]
 kind = "lint"
 filetypes = ["go"]
 `)
-	dir := t.TempDir()
-	p := &tmuxPane{t: t, socket: filepath.Join(dir, "tmux.sock")}
-	script := writeFile(t, dir, "run.sh", fmt.Sprintf(`#!/bin/sh
-%s --trusted -c %s
-echo "exit=$?" > %s/exit
-stty -a > %s/stty
-sleep 600
-`, flowBin, cfg, dir, dir))
-	os.Chmod(script, 0o755)
-	env := hermeticEnv(t, "TERM=xterm-256color")
-	cmd := exec.Command("tmux", "-S", p.socket, "-f", "/dev/null", "new-session", "-d", "-s", "flow", "-x", "140", "-y", "45", script)
-	cmd.Env = env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("tmux new-session: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("tmux", "-S", p.socket, "kill-server").Run() })
-
+	p, dir := startTUIPane(t, cfg)
 	p.waitText("trusted")
 	p.typeLine("/help")
 	p.waitText("/build")
@@ -124,17 +151,35 @@ sleep 600
 	p.waitText("run cancelled")
 
 	p.typeLine("/quit")
-	exitFile := filepath.Join(dir, "exit")
-	waitFor(t, exitFile)
-	if got, _ := os.ReadFile(exitFile); strings.TrimSpace(string(got)) != "exit=0" {
-		t.Errorf("flow exited with %q, want exit=0", got)
+	checkExit(t, dir, "exit=0")
+}
+
+// TestTUISIGTERMDuringCheck: SIGTERM while a check runs kills the check's
+// process group, exits 130 and restores the terminal.
+func TestTUISIGTERMDuringCheck(t *testing.T) {
+	needTmux(t)
+	t.Parallel()
+	ws := workspace(t)
+	cfg := writeFile(t, t.TempDir(), "ops.toml", `workspace_dir = `+tomlString(ws)+`
+[checks.slow]
+cmd = ["sh", "-c", "(sleep 1; touch grandchild-wrote) & touch started; sleep 30"]
+`)
+	p, dir := startTUIPane(t, cfg)
+	p.waitText("trusted")
+	p.typeLine("/check")
+	waitFor(t, filepath.Join(ws, "started"))
+	pid := strings.TrimSpace(p.tmux("display-message", "-p", "-t", "flow", "#{pane_pid}"))
+	children, err := os.ReadFile("/proc/" + pid + "/task/" + pid + "/children")
+	if err != nil || len(strings.Fields(string(children))) == 0 {
+		t.Fatalf("no flow process under the pane's shell %s: %v", pid, err)
 	}
-	waitFor(t, filepath.Join(dir, "stty"))
-	stty, _ := os.ReadFile(filepath.Join(dir, "stty"))
-	for _, mode := range []string{" icanon", " echo "} {
-		if !strings.Contains(string(stty), mode) {
-			t.Errorf("terminal not restored: stty -a lacks %q:\n%s", mode, stty)
-		}
+	if err := exec.Command("kill", "-TERM", strings.Fields(string(children))[0]).Run(); err != nil {
+		t.Fatal(err)
+	}
+	checkExit(t, dir, "exit=130")
+	time.Sleep(1500 * time.Millisecond)
+	if _, err := os.Stat(filepath.Join(ws, "grandchild-wrote")); err == nil {
+		t.Error("the check's grandchild survived SIGTERM")
 	}
 }
 
