@@ -95,3 +95,12 @@ type FS interface {
 	// without caps. It is the walker searches are built on.
 	Walk(ctx context.Context, dir string, fn WalkFunc) error
 }
+
+// UnhashedReader is implemented by file systems that can read a file
+// without hashing it. Searches, which read many files and never need their
+// hashes, use it when the FS has it.
+type UnhashedReader interface {
+	ReadUnhashed(ctx context.Context, path string, limit int64) (File, error)
+}
+
+var _ UnhashedReader = (*Disk)(nil)

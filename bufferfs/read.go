@@ -19,6 +19,17 @@ const readFlags = unix.O_RDONLY | unix.O_NONBLOCK | unix.O_NOCTTY
 // bytes (limit <= 0 or above MaxFileBytes means MaxFileBytes); a larger file
 // is an [ErrTooLarge] error.
 func (d *Disk) Read(ctx context.Context, path string, limit int64) (File, error) {
+	return d.read(ctx, path, limit, true)
+}
+
+// ReadUnhashed is [Disk.Read] without the SHA-256 of the content (Info's
+// SHA256 is empty); searches read many files and never use their hashes.
+func (d *Disk) ReadUnhashed(ctx context.Context, path string, limit int64) (File, error) {
+	return d.read(ctx, path, limit, false)
+}
+
+// read implements Read and ReadUnhashed.
+func (d *Disk) read(ctx context.Context, path string, limit int64, hash bool) (File, error) {
 	o, err := d.begin(ctx, "read", path)
 	if err != nil {
 		return File{}, err
@@ -52,7 +63,9 @@ func (d *Disk) Read(ctx context.Context, path string, limit int64) (File, error)
 	info := makeInfo(o.clean, &st)
 	// The file may have changed size between fstat and read.
 	info.Size = int64(len(data))
-	info.SHA256 = hashHex(data)
+	if hash {
+		info.SHA256 = hashHex(data)
+	}
 	return File{Info: info, Data: data}, nil
 }
 

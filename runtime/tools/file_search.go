@@ -10,7 +10,10 @@ import (
 	"path"
 	"regexp"
 	"regexp/syntax"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"flow/bufferfs"
@@ -115,12 +118,76 @@ func (r *Registry) fileSearch(ctx context.Context, args map[string]any) Result {
 	return s.result(timeout)
 }
 
+// fileFound is what searching one file found; idx is its place in the walk.
+type fileFound struct {
+	idx     int
+	scanned bool
+	matches []searchMatch
+}
+
 // run walks dir (or reads it, when it names a file) and collects matches.
-// The deadline bounds the walk itself too, so a tree of empty directories
-// cannot outlast it.
+// Files are read and searched by a few workers, since reading is mostly
+// waiting on the kernel, but matches are committed in walk order, so the
+// result is the same as a sequential search's. The deadline bounds the walk
+// itself too, so a tree of empty directories cannot outlast it.
 func (s *searcher) run(ctx context.Context, fsys bufferfs.FS, deadline time.Time) error {
 	wctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
+	read := fsys.Read
+	if u, ok := fsys.(bufferfs.UnhashedReader); ok {
+		read = u.ReadUnhashed
+	}
+	type job struct {
+		idx  int
+		path string
+	}
+	jobs := make(chan job, 64)
+	found := make(chan fileFound, 64)
+	enough := make(chan struct{}) // closed once the match limit is reached
+	var readTimedOut atomic.Bool
+	var workers sync.WaitGroup
+	for range max(2, runtime.GOMAXPROCS(0)) {
+		workers.Go(func() {
+			for j := range jobs {
+				r := fileFound{idx: j.idx}
+				f, err := read(wctx, j.path, bufferfs.MaxFileBytes)
+				switch {
+				case err == nil:
+					r.scanned, r.matches = s.file(j.path, f.Data)
+				case wctx.Err() != nil && ctx.Err() == nil:
+					readTimedOut.Store(true)
+				} // else vanished, grew too large, became a link: skip it
+				found <- r
+			}
+		})
+	}
+	committed := make(chan struct{})
+	go func() {
+		defer close(committed)
+		pending := map[int]fileFound{}
+		next, full := 0, false
+		for r := range found {
+			pending[r.idx] = r
+			for r, ok := pending[next]; ok; r, ok = pending[next] {
+				delete(pending, next)
+				next++
+				if full {
+					continue
+				}
+				if r.scanned {
+					s.scanned++
+				}
+				room := s.limit - len(s.matches)
+				s.matches = append(s.matches, r.matches[:min(room, len(r.matches))]...)
+				if len(s.matches) >= s.limit {
+					full = true
+					close(enough)
+				}
+			}
+		}
+	}()
+
+	n := 0
 	walkErr := fsys.Walk(wctx, s.dir, func(p string, info bufferfs.Info) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -129,29 +196,30 @@ func (s *searcher) run(ctx context.Context, fsys bufferfs.FS, deadline time.Time
 			s.timedOut = true
 			return fs.SkipAll
 		}
-		if s.glob != nil && !s.globMatch(p) {
+		if s.glob != nil && !s.globMatch(p) || info.Size > bufferfs.MaxFileBytes {
 			return nil
 		}
-		if info.Size > bufferfs.MaxFileBytes {
+		select {
+		case jobs <- job{n, p}:
+			n++
 			return nil
-		}
-		f, err := fsys.Read(wctx, p, bufferfs.MaxFileBytes)
-		if err != nil {
+		case <-enough:
+			return fs.SkipAll
+		case <-wctx.Done():
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if wctx.Err() != nil {
-				s.timedOut = true
-				return fs.SkipAll
-			}
-			return nil // vanished, grew too large, became a link: skip it
-		}
-		s.file(p, f.Data)
-		if len(s.matches) >= s.limit {
+			s.timedOut = true
 			return fs.SkipAll
 		}
-		return nil
 	})
+	close(jobs)
+	workers.Wait()
+	close(found)
+	<-committed
+	if readTimedOut.Load() && len(s.matches) < s.limit {
+		s.timedOut = true
+	}
 	switch {
 	case walkErr == nil || errors.Is(walkErr, fs.SkipAll):
 		return nil
@@ -169,7 +237,11 @@ func (s *searcher) run(ctx context.Context, fsys bufferfs.FS, deadline time.Time
 		}
 		return walkErr
 	}
-	s.file(f.Path, f.Data)
+	scanned, matches := s.file(f.Path, f.Data)
+	if scanned {
+		s.scanned++
+	}
+	s.matches = append(s.matches, matches[:min(s.limit, len(matches))]...)
 	return nil
 }
 
@@ -186,28 +258,28 @@ func (s *searcher) globMatch(p string) bool {
 	return false
 }
 
-// file searches one file's content; binary files are skipped.
-func (s *searcher) file(p string, data []byte) {
+// file searches one file's content and returns its matches (at most the
+// search's limit); binary files are skipped (scanned is false). It is safe
+// for concurrent use.
+func (s *searcher) file(p string, data []byte) (scanned bool, matches []searchMatch) {
 	if bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0 {
-		return
+		return false, nil
 	}
-	s.scanned++
 	if s.literal != nil {
-		s.scanLiteral(p, data)
-	} else {
-		s.scanRegexp(p, data)
+		return true, s.scanLiteral(p, data)
 	}
+	return true, s.scanRegexp(p, data)
 }
 
 // scanLiteral finds candidate lines by a substring every match contains,
 // then runs the regexp on those lines only.
-func (s *searcher) scanLiteral(p string, data []byte) {
+func (s *searcher) scanLiteral(p string, data []byte) (out []searchMatch) {
 	line, counted := 1, 0
 	pos := 0
-	for pos < len(data) && len(s.matches) < s.limit {
+	for pos < len(data) && len(out) < s.limit {
 		i := bytes.Index(data[pos:], s.literal)
 		if i < 0 {
-			return
+			return out
 		}
 		at := pos + i
 		start := pos + bytes.LastIndexByte(data[pos:at], '\n') + 1
@@ -215,35 +287,37 @@ func (s *searcher) scanLiteral(p string, data []byte) {
 		line += bytes.Count(data[counted:start], []byte{'\n'})
 		counted = start
 		if s.re.Match(data[start:end]) {
-			s.add(p, line, data[start:end])
+			out = append(out, match(p, line, data[start:end]))
 		}
 		pos = end + 1
 	}
+	return out
 }
 
 // scanRegexp runs the regexp over the whole remaining content, then checks
 // the line of each match on its own, so a match never spans lines.
-func (s *searcher) scanRegexp(p string, data []byte) {
+func (s *searcher) scanRegexp(p string, data []byte) (out []searchMatch) {
 	line, counted := 1, 0
 	pos := 0
-	for pos < len(data) && len(s.matches) < s.limit {
+	for pos < len(data) && len(out) < s.limit {
 		loc := s.re.FindIndex(data[pos:])
 		if loc == nil {
-			return
+			return out
 		}
 		at := pos + loc[0]
 		start := pos + bytes.LastIndexByte(data[pos:at], '\n') + 1
 		if start == len(data) {
-			return // an empty match after the final newline is no line
+			return out // an empty match after the final newline is no line
 		}
 		end := lineEnd(data, at)
 		line += bytes.Count(data[counted:start], []byte{'\n'})
 		counted = start
 		if s.re.Match(data[start:end]) {
-			s.add(p, line, data[start:end])
+			out = append(out, match(p, line, data[start:end]))
 		}
 		pos = end + 1
 	}
+	return out
 }
 
 // lineEnd returns the offset of the newline ending the line holding at, or
@@ -255,13 +329,13 @@ func lineEnd(data []byte, at int) int {
 	return len(data)
 }
 
-// add records a matching line, cut to maxMatchChars characters.
-func (s *searcher) add(p string, line int, text []byte) {
+// match describes a matching line, cut to maxMatchChars characters.
+func match(p string, line int, text []byte) searchMatch {
 	text = bytes.TrimSuffix(text, []byte{'\r'})
 	if len(text) > maxMatchChars {
 		text = text[:runeCut(text, maxMatchChars)]
 	}
-	s.matches = append(s.matches, searchMatch{Path: p, Line: line, Text: validText(text)})
+	return searchMatch{Path: p, Line: line, Text: validText(text)}
 }
 
 // runeCut returns the byte offset after at most n runes of b.
