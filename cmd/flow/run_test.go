@@ -387,3 +387,42 @@ func waitRequests(t *testing.T, srv *ollamatest.Server, n int) {
 	}
 	t.Fatalf("the fake model never got %d requests", n)
 }
+
+// TestRunProgressOnTerminal: progress goes to stderr only when it is a
+// terminal (here a pseudo-terminal from script(1)), and --quiet silences it.
+func TestRunProgressOnTerminal(t *testing.T) {
+	t.Parallel()
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) not installed")
+	}
+	for _, quiet := range []bool{false, true} {
+		ws := calcModule(t)
+		srv := ollamatest.New(t,
+			ollamatest.Turn{Content: "Plan."},
+			ollamatest.Turn{Content: "Nothing to do."},
+			ollamatest.Turn{Content: approve},
+		)
+		cfg := plainConfig(t, ws, srv.URL)
+		line := flowBin + " run --trusted -c " + cfg + " task"
+		if quiet {
+			line += " --quiet"
+		}
+		// stdout to a file, stderr to the pseudo-terminal that script records.
+		out := filepath.Join(t.TempDir(), "report.json")
+		cmd := exec.Command(script, "-qec", line+" >"+out, "/dev/null")
+		cmd.Env = hermeticEnv(t)
+		tty, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("script: %v\n%s", err, tty)
+		}
+		report, _ := os.ReadFile(out)
+		if !strings.Contains(string(report), `"run_id"`) {
+			t.Errorf("stdout = %q, want the report", report)
+		}
+		shown := strings.Contains(string(tty), "planner") && strings.Contains(string(tty), "reviewer")
+		if shown == quiet {
+			t.Errorf("quiet=%v: terminal shows %q", quiet, tty)
+		}
+	}
+}
