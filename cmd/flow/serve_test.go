@@ -113,6 +113,10 @@ func (p *mcpProc) exit() int {
 	p.stdin.Close()
 	for line := range p.lines {
 		p.all = append(p.all, line)
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil || m["jsonrpc"] != "2.0" {
+			p.t.Errorf("stdout line is not a JSON-RPC message: %q", line)
+		}
 	}
 	return waitExit(p.t, p.cmd)
 }
@@ -276,7 +280,7 @@ base_url = `+tomlString(srv.URL)+`
 [agent]
 max_cycles = 1
 [checks.lint]
-cmd = ["sh", "-c", "echo '{\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}}'; grep -q func a.go"]
+cmd = ["sh", "-c", "echo noise from the check on stdout; echo and on stderr >&2; grep -q func a.go"]
 kind = "lint"
 filetypes = ["go"]
 `)
