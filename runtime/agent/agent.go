@@ -50,6 +50,10 @@ type Deps struct {
 	Tools Toolbox
 	// Editor gathers editor evidence for coverage; nil without an editor.
 	Editor verify.EditorEvidence
+	// EditorState, when set (an editor is attached), is probed after the
+	// checks and after review: unsaved buffers or a change in the observed
+	// editor snapshot make the verification stale (SPEC §8 item 5, §12.4).
+	EditorState verify.EditorState
 	// Events receives progress events, synchronously; nil drops them.
 	Events func(Event)
 	// Now returns the current time; nil means time.Now.

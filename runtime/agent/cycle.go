@@ -52,10 +52,20 @@ func (r *run) cycle(ctx context.Context, coderCtx any) cycleOutcome {
 	if ctx.Err() != nil {
 		o.cancelled = true
 	}
+	// With an editor attached, the snapshot after the checks is what review
+	// must leave unchanged (SPEC §12.4).
+	var snap map[string]any
+	var editorReason string
+	if es := r.a.deps.EditorState; es != nil && !o.cancelled {
+		snap, editorReason = verify.EditorSnapshot(ctx, es)
+	}
 	cov := verify.Coverage(ctx, o.changed, checks.Checks, r.a.deps.Editor)
 	v := verify.Decide(checks, cov, before)
 	if fpErr != nil {
 		verify.MarkStale(&v, ReasonFingerprint+fpErr.Error())
+	}
+	if editorReason != "" {
+		verify.MarkStale(&v, editorReason)
 	}
 	idx := len(r.rep.VerificationHistory)
 	r.record(idx, v)
@@ -83,6 +93,12 @@ func (r *run) cycle(ctx context.Context, coderCtx any) cycleOutcome {
 			verify.MarkStale(&v, verify.ReasonStale)
 		default:
 			stale = false
+		}
+		if !stale && snap != nil {
+			if reason := verify.EditorUnchanged(ctx, r.a.deps.EditorState, snap); reason != "" {
+				verify.MarkStale(&v, reason)
+				stale = true
+			}
 		}
 		if stale {
 			r.record(idx, v)

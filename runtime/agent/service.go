@@ -41,6 +41,11 @@ type ServiceOptions struct {
 	Tools func(opts tools.Options) Toolbox
 	// EditorEvidence gathers editor coverage evidence; nil without an editor.
 	EditorEvidence verify.EditorEvidence
+	// EditorState, when set, probes the attached editor's freshness API:
+	// checks then refuse to run over unsaved buffers and become stale when
+	// the editor changes meanwhile (verify.EditorChecks), and a run's
+	// verification becomes stale when the editor changes during review.
+	EditorState verify.EditorState
 	// Warnings are added to the configuration's warnings in status reports.
 	Warnings []string
 	// Now returns the current time; nil means time.Now.
@@ -144,14 +149,14 @@ func (s *Service) Run(ctx context.Context, task string, events func(Event)) repo
 	}
 	runner := s.checkRunner(&cfg)
 	deps := Deps{
-		Backend: s.opts.Backend, FS: s.opts.FS, Checks: runner, Events: events,
-		Editor: s.opts.EditorEvidence, Now: s.opts.Now, RunID: runID,
+		Backend: s.opts.Backend, FS: s.opts.FS, Checks: s.editorChecks(runner), Events: events,
+		Editor: s.opts.EditorEvidence, EditorState: s.opts.EditorState, Now: s.opts.Now, RunID: runID,
 	}
 	if jr != nil {
 		deps.BeforeWrite = jr.BeforeWrite
 	}
 	if s.opts.Tools != nil {
-		deps.Tools = s.opts.Tools(tools.Options{Trusted: cfg.Trusted, Checks: runner, BeforeWrite: deps.BeforeWrite})
+		deps.Tools = s.opts.Tools(tools.Options{Trusted: cfg.Trusted, Checks: deps.Checks, BeforeWrite: deps.BeforeWrite})
 	}
 	ag := New(&cfg, deps)
 	runner.OnStart, runner.OnEnd = ag.OnCheckStart, ag.OnCheckEnd
@@ -185,7 +190,16 @@ func (s *Service) Check(ctx context.Context, name string, events func(Event)) re
 			events(Event{Kind: EventCheckEnd, Time: s.opts.Now(), Check: r.Name, Status: r.Status, Error: r.Error, DurationMS: r.DurationMS})
 		}
 	}
-	return runner.Run(ctx, name)
+	return s.editorChecks(runner).Run(ctx, name)
+}
+
+// editorChecks wraps runner with the editor rules of SPEC §9 when an editor
+// is attached.
+func (s *Service) editorChecks(runner *check.Runner) tools.CheckRunner {
+	if s.opts.EditorState == nil {
+		return runner
+	}
+	return &verify.EditorChecks{Checks: runner, Editor: s.opts.EditorState}
 }
 
 // Undo undoes run runID (the workspace's last run when "").

@@ -1,0 +1,206 @@
+package bufferfs
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"reflect"
+	"strings"
+)
+
+// Freshness API v1 (SPEC §12.4): what flow requires of an editor_context
+// result, and how two workspace snapshots compare.
+
+// EditorContext is the validated freshness part of an editor_context
+// result.
+type EditorContext struct {
+	// Workspace is the editor's workspace root as it reported it.
+	Workspace string
+	// Modified is the captured buffer's 'modified' flag.
+	Modified bool
+	// DirtyBuffers lists every modified loaded workspace buffer.
+	DirtyBuffers []any
+	// Snapshot maps a workspace path to {path, buffers, disk}.
+	Snapshot map[string]any
+	// Raw is the whole result.
+	Raw map[string]any
+}
+
+// Dirty reports unsaved state: the captured buffer is modified or some
+// workspace buffer is.
+func (c EditorContext) Dirty() bool { return c.Modified || len(c.DirtyBuffers) > 0 }
+
+// Messages of the freshness gate.
+const (
+	msgFreshnessAPI = "editor workspace freshness API v1 is unavailable; update the editor's tool module"
+	msgMismatch     = "editor/flow workspace mismatch; refusing editor tools and edits"
+)
+
+// ParseEditorContext validates an editor_context result against flow's
+// root: status "ok", a workspace that resolves to root, and the v1
+// freshness fields (modified, dirty_buffers, workspace_snapshot,
+// workspace_snapshot_version = 1). Every failure wraps
+// [ErrEditorUnavailable]: flow then refuses editor tools and edits.
+func ParseEditorContext(res map[string]any, root string) (EditorContext, error) {
+	ws, ok := res["workspace"].(string)
+	if fieldString(res, "status") != "ok" || !ok {
+		detail := fieldString(res, "error")
+		if detail == "" {
+			detail = fmt.Sprintf("%v", res)
+			if len(detail) > 300 {
+				detail = detail[:300] + "..."
+			}
+		}
+		return EditorContext{}, fmt.Errorf("%w: editor context unavailable: %s", ErrEditorUnavailable, detail)
+	}
+	if !sameDir(ws, root) {
+		return EditorContext{}, fmt.Errorf("%w: %s (editor %q, flow %q)", ErrEditorUnavailable, msgMismatch, ws, root)
+	}
+	c := EditorContext{Workspace: ws, Raw: res}
+	version, ok := fieldInt(res, "workspace_snapshot_version")
+	modified, okMod := res["modified"].(bool)
+	snap, okSnap := objectOrEmpty(res["workspace_snapshot"])
+	dirty, okDirty := listOrEmpty(res["dirty_buffers"])
+	if !ok || version != 1 || !okMod || !okSnap || !okDirty {
+		return EditorContext{}, fmt.Errorf("%w: %s", ErrEditorUnavailable, msgFreshnessAPI)
+	}
+	c.Modified, c.Snapshot, c.DirtyBuffers = modified, snap, dirty
+	return c, nil
+}
+
+// sameDir reports whether two paths name the same directory once symlinks
+// are resolved.
+func sameDir(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return ra == rb
+}
+
+// objectOrEmpty accepts a map, or an empty array (how an empty Lua table
+// travels).
+func objectOrEmpty(v any) (map[string]any, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		return x, true
+	case []any:
+		return map[string]any{}, len(x) == 0
+	}
+	return nil, false
+}
+
+// listOrEmpty accepts an array, or an empty map.
+func listOrEmpty(v any) ([]any, bool) {
+	switch x := v.(type) {
+	case []any:
+		return x, true
+	case map[string]any:
+		return nil, len(x) == 0
+	}
+	return nil, false
+}
+
+// SameSnapshot reports whether two workspace snapshots are deep-equal, the
+// rule around checks (SPEC §12.4). Numbers compare by value whatever their
+// decoded type.
+func SameSnapshot(a, b map[string]any) bool {
+	return reflect.DeepEqual(normalize(a), normalize(b))
+}
+
+// SameObserved reports whether later keeps everything earlier observed, the
+// rule between verification and the end of review (SPEC §12.4): every path
+// of earlier is in later with an equal disk record, and every buffer of
+// earlier (matched by bufnr) is unchanged. New paths and buffers are
+// allowed. It returns a short reason when they differ.
+func SameObserved(earlier, later map[string]any) (bool, string) {
+	for p, v := range earlier {
+		old, _ := v.(map[string]any)
+		cur, ok := later[p].(map[string]any)
+		if !ok {
+			return false, p + " is no longer observed"
+		}
+		if !reflect.DeepEqual(normalize(old["disk"]), normalize(cur["disk"])) {
+			return false, p + " changed on disk"
+		}
+		now := map[int64]any{}
+		list, _ := cur["buffers"].([]any)
+		for _, b := range list {
+			if m, ok := b.(map[string]any); ok {
+				if n, ok := fieldInt(m, "bufnr"); ok {
+					now[n] = normalize(m)
+				}
+			}
+		}
+		before, _ := old["buffers"].([]any)
+		for _, b := range before {
+			m, _ := b.(map[string]any)
+			n, ok := fieldInt(m, "bufnr")
+			if !ok {
+				continue
+			}
+			if !reflect.DeepEqual(normalize(m), now[n]) {
+				return false, fmt.Sprintf("%s: buffer %d changed", p, n)
+			}
+		}
+	}
+	return true, ""
+}
+
+// normalize maps every number to float64 (integers beyond 2^53 keep their
+// exact decimal text), byte strings to strings, and empty arrays and maps
+// to nil, so values decoded from msgpack or JSON compare by value.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			return nil
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = normalize(e)
+		}
+		return out
+	case []any:
+		if len(x) == 0 {
+			return nil
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normalize(e)
+		}
+		return out
+	case []byte:
+		return string(x)
+	case int:
+		return number(float64(x), fmt.Sprint(x))
+	case int64:
+		return number(float64(x), fmt.Sprint(x))
+	case int32:
+		return float64(x)
+	case uint64:
+		return number(float64(x), fmt.Sprint(x))
+	case uint32:
+		return float64(x)
+	case float32:
+		return float64(x)
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<63 {
+			return number(x, fmt.Sprint(int64(x)))
+		}
+		return x
+	}
+	return v
+}
+
+// number keeps integers beyond float64's exact range as decimal text.
+func number(f float64, text string) any {
+	if math.Abs(f) <= 1<<53 {
+		return f
+	}
+	return "#" + strings.TrimPrefix(text, "+")
+}

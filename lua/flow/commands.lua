@@ -1,0 +1,131 @@
+-- flow.commands: the :Flow* commands (defined in plugin/flow.lua) and
+-- their completion.
+
+local M = {}
+
+local check_names -- cached from the last status report
+
+--- Remembers the configured check names of a status report for
+--- :FlowCheck completion.
+---@param status table
+function M.remember_checks(status)
+  if type(status) == "table" and type(status.checks) == "table" then
+    check_names = {}
+    for _, c in ipairs(status.checks) do
+      if type(c) == "table" and type(c.name) == "string" then
+        check_names[#check_names + 1] = c.name
+      end
+    end
+  end
+end
+
+--- Completes :FlowCheck with the configured check names (fetched once
+--- with a status request, then cached).
+---@param arglead string
+---@return string[]
+function M.complete_check(arglead)
+  if not check_names then
+    pcall(require("flow").status)
+  end
+  local out = {}
+  for _, n in ipairs(check_names or {}) do
+    if n:sub(1, #arglead) == arglead then
+      out[#out + 1] = n
+    end
+  end
+  return out
+end
+
+-- The location of the selected lines: path relative to the workspace when
+-- inside it, with the line range.
+local function location(o)
+  local name = vim.api.nvim_buf_get_name(0)
+  if name == "" then
+    return nil
+  end
+  local real = vim.loop.fs_realpath(name) or name
+  local root = require("flow.config").workspace()
+  local prefix = root == "/" and "/" or root .. "/"
+  if real:sub(1, #prefix) == prefix then
+    real = real:sub(#prefix + 1)
+  end
+  return string.format("%s:%d-%d", real, o.line1, o.line2)
+end
+
+--- :[range]FlowBuild [task]: runs task; with a range, the selected lines'
+--- location is added; without a task, prompts for one.
+---@param o table the user command's argument table
+function M.build(o)
+  local loc = o.range and o.range > 0 and location(o) or nil
+  local function go(task)
+    if not task or vim.trim(task) == "" then
+      return
+    end
+    if loc then
+      task = task .. "\n\nSelected lines: " .. loc
+    end
+    require("flow").build(task)
+  end
+  if vim.trim(o.args or "") ~= "" then
+    go(o.args)
+  else
+    vim.ui.input({ prompt = "FlowBuild: " }, go)
+  end
+end
+
+--- :FlowCheck [name]
+function M.check(o)
+  local name = vim.trim(o.args or "")
+  require("flow").check(name ~= "" and name or nil)
+end
+
+--- :FlowStatus: shows the status report.
+function M.status()
+  local r = require("flow").status()
+  local lines = { "flow status: " .. tostring(r.status) }
+  if r.error then
+    lines[#lines + 1] = "error: " .. tostring(r.error)
+  end
+  if r.workspace then
+    lines[#lines + 1] = "workspace: " .. tostring(r.workspace) .. (r.trusted and " (trusted)" or " (read-only)")
+  end
+  if type(r.models) == "table" then
+    lines[#lines + 1] = string.format("models: planner %s, coder %s, reviewer %s",
+      tostring(r.models.planner), tostring(r.models.coder), tostring(r.models.reviewer))
+  end
+  if type(r.checks) == "table" then
+    local names = {}
+    for _, c in ipairs(r.checks) do
+      names[#names + 1] = tostring(c.name) .. (c.required and "" or "?")
+    end
+    lines[#lines + 1] = "checks: " .. (#names > 0 and table.concat(names, ", ") or "none")
+  end
+  if type(r.editor) == "table" then
+    lines[#lines + 1] = "editor: " .. tostring(r.editor.status) .. (r.editor.error ~= nil and r.editor.error ~= vim.NIL and (" (" .. tostring(r.editor.error) .. ")") or "")
+  end
+  if r.busy then
+    lines[#lines + 1] = "busy: a run or check is in progress"
+  end
+  vim.notify(table.concat(lines, "\n"), r.status == "ok" and vim.log.levels.INFO or vim.log.levels.WARN, { title = "flow" })
+end
+
+--- :FlowStop
+function M.stop()
+  local n = require("flow").stop()
+  vim.notify(n > 0 and "flow: stopping " .. n .. " job(s)" or "flow: nothing is running", vim.log.levels.INFO, { title = "flow" })
+end
+
+--- :FlowUndo [run_id]
+function M.undo(o)
+  local id = vim.trim(o.args or "")
+  require("flow").undo(id ~= "" and id or nil)
+end
+
+--- :FlowLog: opens the log file in a split.
+function M.log()
+  local path = require("flow.config").log_file()
+  vim.cmd("split " .. vim.fn.fnameescape(path))
+  vim.bo.readonly = true
+end
+
+return M

@@ -1,0 +1,95 @@
+-- flow: run flow's planner → coder → reviewer workflow from Neovim.
+--
+--   require("flow").setup({ trusted = true })          -- optional
+--   require("flow").build("add a test", { on_done = function(report) end })
+--
+-- Every operation is asynchronous: it returns at once and calls on_done
+-- with the report (a Lua table) when flow finishes. See :help flow-api.
+
+local M = {}
+
+--- The last report any operation returned (run, check or undo).
+---@type table|nil
+M.last_report = nil
+
+--- Configures flow (see :help flow-config). Optional: commands work with
+--- the defaults. Calling it again replaces the configuration; a running
+--- host keeps its settings until it restarts (:FlowStop does not restart
+--- it; the host restarts after it exits).
+---@param opts flow.Config|nil
+function M.setup(opts)
+  return require("flow.config").setup(opts)
+end
+
+---@class flow.Callbacks
+---@field on_done? fun(result: table)
+
+local function job(op, method, arg, opts, title)
+  opts = opts or {}
+  require("flow.ui").start(title)
+  return require("flow.rpc").job(op, method, arg, opts.on_done)
+end
+
+--- Starts a run of task. Returns the job token, or nil and an error.
+---@param task string
+---@param opts flow.Callbacks|nil
+function M.build(task, opts)
+  if type(task) ~= "string" or vim.trim(task) == "" then
+    local err = "flow: build needs a task"
+    vim.notify(err, vim.log.levels.ERROR, { title = "flow" })
+    return nil, err
+  end
+  local rpc = require("flow.rpc")
+  return job("run", rpc.methods.run, task, opts, "build: " .. task)
+end
+
+--- Runs the named check, or every configured check when name is nil.
+---@param name string|nil
+---@param opts flow.Callbacks|nil
+function M.check(name, opts)
+  local rpc = require("flow.rpc")
+  return job("check", rpc.methods.check, name or "", opts, "check " .. (name or "(all)"))
+end
+
+--- Undoes a run (nil: the workspace's last run) through the buffer-aware
+--- file system.
+---@param run_id string|nil
+---@param opts flow.Callbacks|nil
+function M.undo(run_id, opts)
+  local rpc = require("flow.rpc")
+  return job("undo", rpc.methods.undo, run_id or "", opts, "undo " .. (run_id or "(last run)"))
+end
+
+--- Fetches the status report (flow never contacts the model for it) and
+--- calls on_done with it. Also returns it.
+---@param opts flow.Callbacks|nil
+---@return table
+function M.status(opts)
+  opts = opts or {}
+  local rpc = require("flow.rpc")
+  local ok, res = rpc.request(rpc.methods.status)
+  if not ok or type(res) ~= "table" then
+    res = { status = "error", error = tostring(res) }
+  end
+  require("flow.commands").remember_checks(res)
+  if opts.on_done then
+    vim.schedule(function()
+      opts.on_done(res)
+    end)
+  end
+  return res
+end
+
+--- Cancels every running job; they report "cancelled". Returns how many
+--- were running.
+---@return integer
+function M.stop()
+  local rpc = require("flow.rpc")
+  if not rpc.channel() then
+    return 0
+  end
+  local ok, res = rpc.request(rpc.methods.stop)
+  return ok and type(res) == "table" and res.stopped or 0
+end
+
+return M

@@ -1,0 +1,269 @@
+-- flow.tools: the editor tool module flow calls over msgpack-RPC (SPEC
+-- §12.3). It has the contract of Rose's rose.tools:
+--
+--   require("flow.tools").setup({ workspace = "/abs/dir", trusted = true })
+--   require("flow.tools").schemas()        --> OpenAI function-tool schemas
+--   require("flow.tools").call(name, args) --> { status = "ok", ... }
+--
+-- call() never raises: every failure is { status = "error", error = msg }
+-- (plus a machine-readable code where one applies). Arguments are checked
+-- against the tool's schema first (closed objects, exact types).
+--
+-- flow evaluates only the two fixed strings
+--   return require('flow.tools').schemas()
+--   return require('flow.tools').call(...)
+-- with the tool name and arguments passed as RPC data. This module
+-- requires only cheap modules and never a UI module. Neovim 0.7.2+.
+
+local ws = require("flow.tools.workspace")
+
+local M = {}
+
+local path_prop = { type = "string", description = "Workspace-relative path, for example \"src/main.go\"." }
+local timeout_prop = {
+  type = "integer",
+  minimum = 1,
+  maximum = 120000,
+  description = "Total deadline in milliseconds (default 5000).",
+}
+
+-- The tools, in the order schemas() returns them. Each has a description,
+-- its properties, the required keys and the handler's module.
+local specs = {
+  {
+    name = "editor_context",
+    description = "Describe the editor: the buffer of path (or the current one), unsaved buffers and the workspace freshness snapshot (API v1).",
+    properties = { path = path_prop },
+    module = "editor",
+  },
+  {
+    name = "editor_diagnostics",
+    description = "Current vim.diagnostic items of a loaded buffer (or of every loaded workspace buffer). A snapshot, never proof.",
+    properties = { path = path_prop },
+    module = "editor",
+  },
+  {
+    name = "editor_symbols",
+    description = "Document symbols from the LSP clients already attached to the file's loaded buffer.",
+    properties = { path = path_prop, timeout = timeout_prop },
+    module = "editor",
+  },
+  {
+    name = "editor_references",
+    description = "References of the symbol at line (1-based) and column (0-based byte) from attached LSP clients.",
+    properties = {
+      path = path_prop,
+      timeout = timeout_prop,
+      line = { type = "integer", minimum = 1, description = "1-based line." },
+      column = { type = "integer", minimum = 0, description = "0-based UTF-8 byte column." },
+      include_declaration = { type = "boolean", description = "Include the declaration (default true)." },
+    },
+    module = "editor",
+  },
+  {
+    name = "file_read",
+    description = "Read a file: a loaded buffer's text including unsaved edits, else the file on disk (at most 262144 bytes).",
+    properties = { path = path_prop },
+    required = { "path" },
+    module = "files",
+  },
+  {
+    name = "file_write",
+    description = "Atomically write a file and refresh its loaded buffers. Refuses unsaved, read-only or non-UTF-8 buffers and buffers that differ from disk.",
+    properties = {
+      path = path_prop,
+      content = { type = "string", description = "The complete new content." },
+      expected_sha256 = { type = "string", description = "SHA-256 of the disk content the caller last read." },
+      expected_changedtick = { type = "integer", minimum = 0, description = "changedtick of the buffer the caller last read." },
+    },
+    required = { "path", "content" },
+    module = "files",
+  },
+  {
+    name = "file_list",
+    description = "List one workspace directory (not recursive), sorted by name.",
+    properties = {
+      path = { type = "string", description = "Workspace-relative directory (default \".\")." },
+      limit = { type = "integer", minimum = 1, maximum = 1000, description = "Most entries returned (default 200)." },
+    },
+    module = "files",
+  },
+}
+
+local by_name = {}
+for _, s in ipairs(specs) do
+  by_name[s.name] = s
+end
+
+--- Resets the module for a workspace: opts.workspace (default: the current
+--- directory, resolved to its real path) and opts.trusted (only true
+--- counts). The observed paths are forgotten. Returns the module.
+---@param opts {workspace?: string, trusted?: boolean}|nil
+---@return table
+function M.setup(opts)
+  local ok, err = pcall(ws.setup, opts)
+  if not ok then
+    error("flow.tools: " .. (type(err) == "table" and err.message or tostring(err)), 2)
+  end
+  return M
+end
+
+--- Returns the function-tool schemas, in a fixed order. Every parameters
+--- object is closed (additionalProperties = false).
+---@return table[]
+function M.schemas()
+  local out = {}
+  for _, s in ipairs(specs) do
+    local props = vim.deepcopy(s.properties)
+    out[#out + 1] = {
+      type = "function",
+      ["function"] = {
+        name = s.name,
+        description = s.description,
+        parameters = {
+          type = "object",
+          properties = next(props) and props or vim.empty_dict(),
+          required = vim.deepcopy(s.required or {}),
+          additionalProperties = false,
+        },
+      },
+    }
+  end
+  return out
+end
+
+local function is_integer(v)
+  return type(v) == "number" and v == v and v % 1 == 0 and v > -2 ^ 53 and v < 2 ^ 53
+end
+
+-- Checks args against a spec; returns the error message or nil.
+local function validate(spec, args)
+  if type(args) ~= "table" then
+    return "arguments must be an object"
+  end
+  if #args > 0 then
+    return "arguments must be an object, not an array"
+  end
+  local unknown = {}
+  for k in pairs(args) do
+    if type(k) ~= "string" or not spec.properties[k] then
+      unknown[#unknown + 1] = tostring(k)
+    end
+  end
+  if #unknown > 0 then
+    table.sort(unknown)
+    return "unknown argument: " .. table.concat(unknown, ", ")
+  end
+  for k, p in pairs(spec.properties) do
+    local v = args[k]
+    if v ~= nil then
+      local t = p.type
+      local ok
+      if t == "integer" then
+        ok = is_integer(v)
+      else
+        ok = type(v) == t
+      end
+      if not ok then
+        return "argument " .. k .. " must be " .. (t == "integer" and "an integer" or "a " .. t)
+      end
+      if p.minimum and v < p.minimum or p.maximum and v > p.maximum then
+        return "argument " .. k .. " must be between " .. tostring(p.minimum or "-inf") .. " and " .. tostring(p.maximum or "inf")
+      end
+    end
+  end
+  for _, k in ipairs(spec.required or {}) do
+    if args[k] == nil then
+      return "missing argument: " .. k
+    end
+  end
+end
+
+-- Makes a result safe to send over RPC: functions, userdata, cycles and
+-- non-finite numbers are dropped, nesting is cut at 40 levels, and empty
+-- maps stay maps (vim.empty_dict()).
+local function clean(v, depth, seen)
+  local t = type(v)
+  if t == "number" then
+    if v ~= v or v == math.huge or v == -math.huge then
+      return nil
+    end
+    return v
+  elseif t == "string" or t == "boolean" then
+    return v
+  elseif t ~= "table" or depth > 40 or seen[v] then
+    return nil
+  end
+  if v == vim.NIL then
+    return nil
+  end
+  if next(v) == nil then
+    return getmetatable(v) == getmetatable(vim.empty_dict()) and vim.empty_dict() or {}
+  end
+  seen[v] = true
+  local out = {}
+  local has_string = false
+  for k in pairs(v) do
+    has_string = has_string or type(k) == "string"
+  end
+  for k, x in pairs(v) do
+    if not has_string or type(k) == "string" then
+      out[k] = clean(x, depth + 1, seen)
+    end
+  end
+  seen[v] = nil
+  if has_string and next(out) == nil then
+    return vim.empty_dict()
+  end
+  return out
+end
+
+local function error_result(msg, extra)
+  local res = { status = "error", error = msg }
+  for k, v in pairs(extra or {}) do
+    res[k] = v
+  end
+  return res
+end
+
+--- Calls tool name with args. Never raises; the result always has status.
+---@param name any
+---@param args any
+---@return table
+function M.call(name, args)
+  local ok, res = pcall(function()
+    if type(name) ~= "string" or not by_name[name] then
+      return error_result("unknown tool: " .. (type(name) == "string" and name or type(name)))
+    end
+    local spec = by_name[name]
+    if args == nil or args == vim.NIL then
+      args = {}
+    end
+    local msg = validate(spec, args)
+    if msg then
+      return error_result(msg, { code = "invalid_arguments" })
+    end
+    local handler = require("flow.tools." .. spec.module)[name]
+    local hok, out = pcall(handler, args)
+    if not hok then
+      if type(out) == "table" and out.flow_error then
+        return error_result(out.message, out.extra)
+      end
+      return error_result(tostring(out))
+    end
+    if type(out) ~= "table" or type(out.status) ~= "string" then
+      return error_result("tool " .. name .. " returned no status")
+    end
+    return out
+  end)
+  if not ok then
+    return { status = "error", error = "internal error: " .. tostring(res) }
+  end
+  local cok, cleaned = pcall(clean, res, 0, {})
+  if not cok or type(cleaned) ~= "table" or cleaned.status == nil then
+    return { status = "error", error = "internal error: unserialisable result" }
+  end
+  return cleaned
+end
+
+return M

@@ -1,0 +1,351 @@
+-- Editor tools of the editor tool module: editor_context (freshness API
+-- v1, SPEC §12.4), editor_diagnostics (vim.diagnostic), editor_symbols and
+-- editor_references (attached LSP clients only, bounded time).
+
+local ws = require("flow.tools.workspace")
+
+local fail = ws.fail
+local api = vim.api
+
+local M = {}
+
+-- Captures the buffer a tool works on: the loaded buffer of args.path, or
+-- the current buffer when it is a workspace file. Returns {rel?, bufnr?}.
+local function capture(path)
+  if path ~= nil then
+    local r = ws.resolve(path)
+    ws.observe(r.rel)
+    return { rel = r.rel, bufnr = ws.loaded_buffers(r.rel)[1], exists = r.st ~= nil }
+  end
+  ws.ensure()
+  local cur = api.nvim_get_current_buf()
+  local rel = ws.buffer_rel(cur)
+  if rel and api.nvim_buf_is_loaded(cur) then
+    return { rel = rel, bufnr = cur }
+  end
+  return {}
+end
+
+-- The LSP clients attached to buffer b, on every Neovim from 0.7.
+local function clients_of(b)
+  if not b then
+    return {}
+  end
+  local list = {}
+  if vim.lsp.get_clients then
+    list = vim.lsp.get_clients({ bufnr = b })
+  else
+    for _, c in pairs(vim.lsp.buf_get_clients(b) or {}) do
+      list[#list + 1] = c
+    end
+  end
+  table.sort(list, function(x, y)
+    return x.id < y.id
+  end)
+  return list
+end
+
+local function lsp_summary(b)
+  local out = {}
+  for _, c in ipairs(clients_of(b)) do
+    local caps = c.server_capabilities or {}
+    out[#out + 1] = {
+      id = c.id,
+      name = c.name,
+      encoding = c.offset_encoding or "utf-16",
+      capabilities = {
+        document_symbols = caps.documentSymbolProvider and true or false,
+        references = caps.referencesProvider and true or false,
+      },
+    }
+  end
+  return { status = #out > 0 and "unverified" or "unavailable", clients = out }
+end
+
+--- editor_context {path?}: the captured buffer and the freshness fields.
+function M.editor_context(args)
+  local cap = capture(args.path)
+  local b = cap.bufnr
+  local snapshot, dirty = ws.snapshot()
+  return {
+    status = "ok",
+    workspace = ws.state.root,
+    trusted = ws.state.trusted,
+    path = cap.rel,
+    bufnr = b,
+    loaded = b ~= nil,
+    filetype = b and api.nvim_buf_get_option(b, "filetype") or nil,
+    changedtick = b and api.nvim_buf_get_changedtick(b) or 0,
+    modified = b and api.nvim_buf_get_option(b, "modified") or false,
+    dirty_buffers = dirty,
+    workspace_snapshot = snapshot,
+    workspace_snapshot_version = 1,
+    lsp = lsp_summary(b),
+    verified = false,
+    safety = "Snapshot of editor state only; it proves nothing about correctness.",
+  }
+end
+
+local severity_names = { "error", "warning", "info", "hint" }
+
+local function diagnostic_items(b, rel, out)
+  for _, d in ipairs(vim.diagnostic.get(b)) do
+    out[#out + 1] = {
+      path = rel,
+      line = d.lnum + 1,
+      column = d.col,
+      end_line = (d.end_lnum or d.lnum) + 1,
+      end_column = d.end_col or d.col,
+      severity = d.severity,
+      severity_name = severity_names[d.severity] or "unknown",
+      message = d.message,
+      source = d.source,
+      code = d.code,
+      namespace = d.namespace,
+    }
+  end
+end
+
+--- editor_diagnostics {path?}: current diagnostics of one path's loaded
+--- buffer, or of every loaded workspace buffer. failed when any has ERROR
+--- severity; unavailable when nothing is loaded or nothing can report.
+function M.editor_diagnostics(args)
+  local items, targets = {}, {}
+  if args.path ~= nil then
+    local cap = capture(args.path)
+    if not cap.bufnr then
+      return {
+        status = "unavailable",
+        path = cap.rel,
+        diagnostics = {},
+        verified = false,
+        reason = "the file is not loaded in a buffer; Neovim never opens files for diagnostics",
+      }
+    end
+    targets[1] = { rel = cap.rel, bufnr = cap.bufnr }
+  else
+    ws.ensure()
+    for rel, list in pairs(ws.buffers()) do
+      for _, e in ipairs(list) do
+        if e.loaded then
+          targets[#targets + 1] = { rel = rel, bufnr = e.bufnr }
+        end
+      end
+    end
+    table.sort(targets, function(x, y)
+      return x.bufnr < y.bufnr
+    end)
+  end
+  local nclients, failed = 0, false
+  for _, t in ipairs(targets) do
+    diagnostic_items(t.bufnr, t.rel, items)
+    nclients = nclients + #clients_of(t.bufnr)
+  end
+  for _, d in ipairs(items) do
+    failed = failed or d.severity == vim.diagnostic.severity.ERROR
+  end
+  local status = "unverified"
+  if failed then
+    status = "failed"
+  elseif #items == 0 and nclients == 0 then
+    status = "unavailable"
+  end
+  local res = {
+    status = status,
+    diagnostics = items,
+    verified = false,
+    coordinates = "line and end_line are 1-based; column and end_column are 0-based byte offsets",
+    reason = "cached editor diagnostics are a snapshot, never proof of correctness",
+  }
+  if args.path ~= nil then
+    local b = targets[1].bufnr
+    res.path = targets[1].rel
+    res.filetype = api.nvim_buf_get_option(b, "filetype")
+    res.changedtick = api.nvim_buf_get_changedtick(b)
+  end
+  return res
+end
+
+-- Maps an LSP location URI to a workspace path, or nil when outside.
+local function uri_rel(uri)
+  local ok, fname = pcall(vim.uri_to_fname, uri)
+  if not ok or type(fname) ~= "string" then
+    return nil
+  end
+  local root = ws.state.root
+  local prefix = root == "/" and "/" or root .. "/"
+  local real = vim.loop.fs_realpath(fname) or fname
+  if real:sub(1, #prefix) ~= prefix then
+    return nil
+  end
+  return real:sub(#prefix + 1)
+end
+
+-- Sends method to the clients of the captured buffer that support it and
+-- waits at most timeout ms. Returns the common result fields and, per
+-- client, the raw LSP result.
+local function lsp_request(args, method, capability, make_params)
+  local cap = capture(args.path)
+  local b = cap.bufnr
+  local base = { path = cap.rel, verified = false, coordinates = "LSP ranges: 0-based lines, columns in each client's encoding" }
+  if not b then
+    base.status = "unavailable"
+    base.reason = "the file is not loaded in a buffer; flow never opens files or starts language servers"
+    return base
+  end
+  base.changedtick = api.nvim_buf_get_changedtick(b)
+  local capable = {}
+  for _, c in ipairs(clients_of(b)) do
+    if (c.server_capabilities or {})[capability] then
+      capable[#capable + 1] = c
+    end
+  end
+  if #capable == 0 then
+    base.status = "unavailable"
+    base.reason = "no attached LSP client supports " .. method
+    return base
+  end
+  local tick, name = base.changedtick, api.nvim_buf_get_name(b)
+  local results, err = vim.lsp.buf_request_sync(b, method, make_params(b, capable[1]), args.timeout or 5000)
+  if not results then
+    base.status = "timeout"
+    base.error = "LSP request " .. method .. " did not finish: " .. tostring(err)
+    return base
+  end
+  if api.nvim_buf_get_changedtick(b) ~= tick or api.nvim_buf_get_name(b) ~= name then
+    base.stale = true
+  end
+  return base, results, capable
+end
+
+-- Combines per-client statuses: the worst wins.
+local rank = { error = 7, timeout = 6, stale = 5, failed = 4, unavailable = 3, unverified = 2, ok = 1 }
+local function worst(list)
+  local w
+  for _, s in ipairs(list) do
+    if not w or (rank[s] or 7) > (rank[w] or 7) then
+      w = s
+    end
+  end
+  return w or "unavailable"
+end
+
+local function collect(base, results, capable, key, convert)
+  local clients, statuses, omitted = {}, {}, 0
+  for _, c in ipairs(capable) do
+    local r = results[c.id]
+    local entry = { client_id = c.id, client_name = c.name, encoding = c.offset_encoding or "utf-16" }
+    if not r then
+      entry.status = "timeout"
+    elseif r.error or r.err then
+      entry.status = "error"
+      local e = r.error or r.err
+      entry.error = type(e) == "table" and tostring(e.message) or tostring(e)
+    else
+      local items, dropped = convert(r.result or {})
+      entry.status = "unverified"
+      entry[key] = items
+      omitted = omitted + dropped
+    end
+    statuses[#statuses + 1] = entry.status
+    clients[#clients + 1] = entry
+  end
+  base.clients = clients
+  base.omitted_outside_workspace = omitted
+  base.status = base.stale and "stale" or worst(statuses)
+  base.stale = nil
+  return base
+end
+
+local function convert_symbols(list, depth)
+  local out, dropped = {}, 0
+  depth = depth or 1
+  for _, s in ipairs(list) do
+    local item = { name = s.name, detail = s.detail, kind = s.kind, range = s.range, selection_range = s.selectionRange }
+    if s.location then
+      local rel = uri_rel(s.location.uri)
+      if rel then
+        item.location = { path = rel, range = s.location.range }
+      else
+        dropped = dropped + 1
+        item = nil
+      end
+    end
+    if item then
+      if s.children and depth < 32 then
+        local kids, d = convert_symbols(s.children, depth + 1)
+        item.children = kids
+        dropped = dropped + d
+      end
+      out[#out + 1] = item
+    end
+  end
+  return out, dropped
+end
+
+--- editor_symbols {path?, timeout?}: document symbols from attached clients.
+function M.editor_symbols(args)
+  local base, results, capable = lsp_request(args, "textDocument/documentSymbol", "documentSymbolProvider", function(b)
+    return { textDocument = { uri = vim.uri_from_bufnr(b) } }
+  end)
+  if not results then
+    return base
+  end
+  return collect(base, results, capable, "symbols", function(r)
+    return convert_symbols(r)
+  end)
+end
+
+--- editor_references {path?, line?, column?, include_declaration?, timeout?}:
+--- references of the symbol at a 1-based line and 0-based byte column.
+function M.editor_references(args)
+  local base, results, capable = lsp_request(args, "textDocument/references", "referencesProvider", function(b, client)
+    local line = args.line
+    local col = args.column
+    if line == nil or col == nil then
+      if b == api.nvim_get_current_buf() then
+        local cur = api.nvim_win_get_cursor(0)
+        line, col = line or cur[1], col or cur[2]
+      else
+        line, col = line or 1, col or 0
+      end
+    end
+    local text = api.nvim_buf_get_lines(b, line - 1, line, false)[1]
+    if not text then
+      fail("line " .. line .. " is past the end of the buffer")
+    end
+    if col > #text then
+      fail("column " .. col .. " is past the end of line " .. line)
+    end
+    local character = col
+    if (client.offset_encoding or "utf-16") ~= "utf-8" then
+      local ok, u32, u16 = pcall(vim.str_utfindex, text, col)
+      if not ok then
+        fail("column " .. col .. " splits a UTF-8 character")
+      end
+      character = client.offset_encoding == "utf-32" and u32 or u16
+    end
+    return {
+      textDocument = { uri = vim.uri_from_bufnr(b) },
+      position = { line = line - 1, character = character },
+      context = { includeDeclaration = args.include_declaration ~= false },
+    }
+  end)
+  if not results then
+    return base
+  end
+  return collect(base, results, capable, "references", function(r)
+    local out, dropped = {}, 0
+    for _, loc in ipairs(r) do
+      local rel = uri_rel(loc.uri)
+      if rel then
+        out[#out + 1] = { path = rel, range = loc.range }
+      else
+        dropped = dropped + 1
+      end
+    end
+    return out, dropped
+  end)
+end
+
+return M

@@ -1,0 +1,356 @@
+-- Workspace state of the editor tool module: the root, trust, the observed
+-- paths, path rules, the buffer ↔ path mapping, disk records and the
+-- freshness snapshot (SPEC §12.4). Works on Neovim 0.7.2 (vim.loop only).
+
+local uv = vim.loop
+local sha256 = require("flow.tools.sha256")
+
+local M = {}
+
+--- Largest file read or written through the module (SPEC §16).
+M.max_bytes = 262144
+
+---@class flow.tools.State
+---@field root string|nil real path of the workspace root
+---@field dev integer|nil
+---@field ino integer|nil
+---@field trusted boolean
+---@field observed table<string, boolean> paths read, written or named
+M.state = { root = nil, trusted = false, observed = {} }
+
+--- Raises a tool error: call() turns it into {status = status, error = msg}
+--- plus the fields of extra.
+---@param msg string
+---@param extra table|nil
+function M.fail(msg, extra)
+  error({ flow_error = true, message = msg, extra = extra }, 0)
+end
+
+local fail = M.fail
+
+--- Resets the state for a workspace (opts.workspace, default the current
+--- directory) and trust (only opts.trusted == true counts).
+---@param opts table|nil
+function M.setup(opts)
+  opts = opts or {}
+  local ws = opts.workspace
+  if ws == nil or ws == vim.NIL then
+    ws = uv.cwd()
+  end
+  if type(ws) ~= "string" or ws == "" then
+    fail("workspace must be a directory path")
+  end
+  local real = uv.fs_realpath(ws)
+  local st = real and uv.fs_stat(real)
+  if not st or st.type ~= "directory" then
+    fail("workspace is not an existing directory: " .. ws)
+  end
+  M.state = { root = real, dev = st.dev, ino = st.ino, trusted = opts.trusted == true, observed = {} }
+end
+
+--- Sets the module up with defaults if setup() never ran, then checks that
+--- the root still names the same directory.
+function M.ensure()
+  if not M.state.root then
+    M.setup({})
+  end
+  local s = M.state
+  local st = uv.fs_lstat(s.root)
+  if not st or st.type ~= "directory" or st.dev ~= s.dev or st.ino ~= s.ino or uv.fs_realpath(s.root) ~= s.root then
+    fail("workspace root changed or is unavailable; restart flow")
+  end
+end
+
+--- Records rel as an observed path (it joins every later snapshot).
+function M.observe(rel)
+  if rel and rel ~= "." then
+    M.state.observed[rel] = true
+  end
+end
+
+-- The number of characters (not bytes) of a UTF-8 string.
+local function nchars(s)
+  local _, n = s:gsub("[^\128-\191]", "")
+  return n
+end
+
+--- Applies the lexical path rules of SPEC §5 and returns the cleaned path
+--- ("." for the root) and its components.
+---@param p any
+---@param allow_root boolean|nil
+---@return string rel, string[] parts
+function M.clean(p, allow_root)
+  if type(p) ~= "string" or p == "" or p:find("\0", 1, true) then
+    fail("path must be a nonempty relative string")
+  end
+  if nchars(p) > 1024 then
+    fail("path exceeds 1024 characters")
+  end
+  if p:sub(1, 1) == "/" or p:find("\\", 1, true) or p:match("^%a:") then
+    fail("absolute and Windows-style paths are not allowed; use a path relative to the workspace root")
+  end
+  local parts = {}
+  for c in (p .. "/"):gmatch("([^/]*)/") do
+    if c == ".." or c:lower() == ".git" then
+      fail("parent traversal and .git access are not allowed")
+    end
+    if c ~= "" and c ~= "." then
+      parts[#parts + 1] = c
+    end
+  end
+  if #parts > 32 then
+    fail("path exceeds 32 components")
+  end
+  if #parts == 0 then
+    if not allow_root then
+      fail("expected a file path, not workspace root")
+    end
+    return ".", parts
+  end
+  return table.concat(parts, "/"), parts
+end
+
+--- Resolves a tool path inside the root without following any symlink:
+--- every existing component is lstat'ed; intermediate ones must be
+--- directories. A missing tail is allowed (st is nil then).
+---@return {rel: string, abs: string, st: table|nil, parent_exists: boolean}
+function M.resolve(p, allow_root)
+  M.ensure()
+  local rel, parts = M.clean(p, allow_root)
+  local root = M.state.root
+  local abs = root
+  local st = uv.fs_lstat(root)
+  local parent_exists = true
+  for i, c in ipairs(parts) do
+    abs = (abs == "/" and "" or abs) .. "/" .. c
+    if st then
+      local cst, _, code = uv.fs_lstat(abs)
+      if not cst then
+        if code == "ENOTDIR" then
+          fail("a parent of the path is not a directory")
+        elseif code ~= "ENOENT" then
+          fail("cannot inspect path: " .. tostring(code))
+        end
+        parent_exists = i == #parts
+      elseif cst.type == "link" then
+        fail("symlinks are not allowed in file paths; use the real location of the file")
+      elseif i < #parts and cst.type ~= "directory" then
+        fail("a parent of the path is not a directory")
+      end
+      st = cst
+    end
+  end
+  return { rel = rel, abs = abs, st = st, parent_exists = parent_exists }
+end
+
+-- The canonical absolute form of a buffer name: its real path, or the real
+-- path of its directory joined with its base name when the file is missing.
+local function canonical(name)
+  local real = uv.fs_realpath(name)
+  if real then
+    return real
+  end
+  local dir, base = name:match("^(.*)/([^/]+)$")
+  if not dir then
+    return name
+  end
+  local rdir = uv.fs_realpath(dir == "" and "/" or dir)
+  if rdir then
+    return (rdir == "/" and "" or rdir) .. "/" .. base
+  end
+  return name
+end
+
+--- Returns the workspace-relative path of a normal file buffer, or nil
+--- when the buffer is not a file inside the workspace.
+---@param bufnr integer
+---@return string|nil
+function M.buffer_rel(bufnr)
+  if vim.api.nvim_buf_get_option(bufnr, "buftype") ~= "" then
+    return nil
+  end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == "" or name:sub(1, 1) ~= "/" then
+    return nil
+  end
+  local root = M.state.root
+  local prefix = root == "/" and "/" or root .. "/"
+  local canon = canonical(name)
+  if canon:sub(1, #prefix) ~= prefix then
+    return nil
+  end
+  local ok, rel = pcall(M.clean, canon:sub(#prefix + 1))
+  if not ok then
+    return nil
+  end
+  return rel
+end
+
+--- Maps every normal buffer inside the workspace (loaded or not) to its
+--- path: rel → list of {bufnr, changedtick, modified, loaded} by bufnr.
+---@return table<string, table[]>
+function M.buffers()
+  local out = {}
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    local rel = vim.api.nvim_buf_is_valid(b) and M.buffer_rel(b)
+    if rel then
+      local loaded = vim.api.nvim_buf_is_loaded(b)
+      local list = out[rel] or {}
+      out[rel] = list
+      list[#list + 1] = {
+        bufnr = b,
+        changedtick = vim.api.nvim_buf_get_changedtick(b),
+        modified = loaded and vim.api.nvim_buf_get_option(b, "modified") or false,
+        loaded = loaded,
+      }
+    end
+  end
+  for _, list in pairs(out) do
+    table.sort(list, function(a, b)
+      return a.bufnr < b.bufnr
+    end)
+  end
+  return out
+end
+
+--- Returns the loaded buffers for rel, by bufnr.
+---@param rel string
+---@return integer[]
+function M.loaded_buffers(rel)
+  local found = {}
+  for _, e in ipairs(M.buffers()[rel] or {}) do
+    if e.loaded then
+      found[#found + 1] = e.bufnr
+    end
+  end
+  return found
+end
+
+-- open(2) flags for reading without following a final symlink and without
+-- blocking on a FIFO swapped in after the checks (Linux values).
+local function read_flags()
+  if jit and jit.os == "Linux" then
+    local nofollow = (jit.arch == "arm" or jit.arch == "arm64") and 0x8000 or 0x20000
+    return 0x800 + nofollow -- O_RDONLY | O_NONBLOCK | O_NOFOLLOW
+  end
+  return "r"
+end
+
+--- Reads the regular file abs that lstat described as st, refusing it if
+--- the opened file is not that file, not regular, multiply linked or larger
+--- than limit. Returns the bytes, or nil and a message.
+---@return string|nil, string|nil
+function M.read_file(abs, st, limit)
+  limit = limit or M.max_bytes
+  local fd, err = uv.fs_open(abs, read_flags(), 0)
+  if not fd then
+    return nil, "cannot open file: " .. tostring(err)
+  end
+  local fst = uv.fs_fstat(fd)
+  local problem
+  if not fst or fst.type ~= "file" then
+    problem = "only regular files can be read"
+  elseif st and (fst.ino ~= st.ino or fst.dev ~= st.dev) then
+    problem = "the file changed while it was opened; try again"
+  elseif fst.nlink > 1 then
+    problem = "multiply linked files are not allowed in file paths"
+  elseif fst.size > limit then
+    problem = "file exceeds " .. limit .. " byte limit"
+  end
+  if problem then
+    uv.fs_close(fd)
+    return nil, problem
+  end
+  local chunks, total = {}, 0
+  while true do
+    local data, rerr = uv.fs_read(fd, 65536, total)
+    if not data then
+      uv.fs_close(fd)
+      return nil, "cannot read file: " .. tostring(rerr)
+    end
+    if data == "" then
+      break
+    end
+    total = total + #data
+    if total > limit then
+      uv.fs_close(fd)
+      return nil, "file exceeds " .. limit .. " byte limit"
+    end
+    chunks[#chunks + 1] = data
+  end
+  uv.fs_close(fd)
+  return table.concat(chunks)
+end
+
+local function time(t)
+  return { sec = t.sec, nsec = t.nsec }
+end
+
+--- Describes rel on disk for the snapshot: {exists = false}, a stat record
+--- with sha256 (or hash_status = "unavailable"), or an error record.
+---@param rel string
+---@return table
+function M.disk_record(rel)
+  local ok, r = pcall(M.resolve, rel)
+  if not ok then
+    return { status = "error", reason = "path is no longer safely accessible" }
+  end
+  local st = r.st
+  if not st then
+    return { exists = false }
+  end
+  local rec = {
+    exists = true,
+    type = st.type,
+    size = st.size,
+    ino = st.ino,
+    dev = st.dev,
+    mtime = time(st.mtime),
+    ctime = time(st.ctime),
+  }
+  local data = st.type == "file" and st.size <= M.max_bytes and M.read_file(r.abs, st)
+  if data then
+    rec.sha256 = sha256.hex(data)
+  else
+    rec.hash_status = "unavailable"
+  end
+  return rec
+end
+
+--- Returns the workspace snapshot: a map from path to {path, buffers,
+--- disk} covering every workspace buffer and every observed path (an empty
+--- map when there is none), and the dirty buffers sorted by path and
+--- changedtick.
+---@return table snapshot, table[] dirty
+function M.snapshot()
+  local bufs = M.buffers()
+  local snap, dirty = {}, {}
+  local function add(rel)
+    if rel ~= "." and not snap[rel] then
+      snap[rel] = { path = rel, buffers = bufs[rel] or {}, disk = M.disk_record(rel) }
+    end
+  end
+  for rel, list in pairs(bufs) do
+    add(rel)
+    for _, e in ipairs(list) do
+      if e.loaded and e.modified then
+        dirty[#dirty + 1] = { path = rel, changedtick = e.changedtick }
+      end
+    end
+  end
+  for rel in pairs(M.state.observed) do
+    add(rel)
+  end
+  table.sort(dirty, function(a, b)
+    if a.path ~= b.path then
+      return a.path < b.path
+    end
+    return a.changedtick < b.changedtick
+  end)
+  if next(snap) == nil then
+    snap = vim.empty_dict()
+  end
+  return snap, dirty
+end
+
+return M

@@ -1,0 +1,413 @@
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/neovim/go-client/nvim"
+
+	"flow/bufferfs"
+	"flow/runtime/report"
+)
+
+// Defaults and limits of the editor bridge (SPEC §12.2, §16).
+const (
+	// DefaultModule is the editor tool module of `flow nvim`; `flow serve
+	// --nvim` uses rose.tools unless --editor-module says otherwise.
+	DefaultModule = "flow.tools"
+	// DefaultTimeout bounds one editor request.
+	DefaultTimeout = 120 * time.Second
+	// MaxSchemas is the most tool schemas an editor may advertise.
+	MaxSchemas = 64
+)
+
+// EditorTools are the editor tools offered to the model, in order. Only
+// editor_lint and editor_check can change state; the others are read-only.
+var EditorTools = []string{
+	"editor_context", "editor_diagnostics", "editor_symbols", "editor_references",
+	"editor_lint", "editor_check", "editor_scip", "editor_debug",
+}
+
+// fileTools are the bridged file tools bufferfs.Editor uses; they are
+// callable but never offered to the model as editor tools.
+var fileTools = []string{"file_read", "file_write"}
+
+// BridgeOptions configure a [Bridge].
+type BridgeOptions struct {
+	// Module is the Lua module with schemas() and call(); "" means
+	// DefaultModule. It must be a plain dotted module name.
+	Module string
+	// Timeout bounds every request; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Root is flow's workspace root. The editor's workspace must resolve to
+	// the same directory, or every editor tool and edit is refused.
+	Root string
+}
+
+// Bridge is the editor bridge client of SPEC §12.2 over a go-client
+// connection. It evaluates only two fixed Lua strings,
+//
+//	return require('<module>').schemas()
+//	return require('<module>').call(...)
+//
+// with the tool name and arguments as RPC arguments, never interpolated.
+// Every request is bounded by the timeout; a timeout or transport failure
+// marks the bridge unavailable for good, and every later call fails
+// closed. Before every tool call except editor_context it checks the
+// editor's freshness API v1 and workspace. Its methods are safe for
+// concurrent use; it implements [bufferfs.EditorBridge].
+type Bridge struct {
+	v          *nvim.Nvim
+	timeout    time.Duration
+	root       string
+	schemasLua string
+	callLua    string
+
+	mu      sync.Mutex
+	failed  error
+	schemas []map[string]any
+	fetched bool
+}
+
+var _ bufferfs.EditorBridge = (*Bridge)(nil)
+
+// NewBridge returns a Bridge to the Neovim at v.
+func NewBridge(v *nvim.Nvim, opts BridgeOptions) (*Bridge, error) {
+	mod := opts.Module
+	if mod == "" {
+		mod = DefaultModule
+	}
+	if !ValidModuleName(mod) {
+		return nil, fmt.Errorf("editor module %q: must be a Lua module name such as flow.tools", mod)
+	}
+	if opts.Root == "" {
+		return nil, errors.New("editor bridge: empty workspace root")
+	}
+	t := opts.Timeout
+	if t <= 0 {
+		t = DefaultTimeout
+	}
+	return &Bridge{
+		v:          v,
+		timeout:    t,
+		root:       opts.Root,
+		schemasLua: "return require('" + mod + "').schemas()",
+		callLua:    "return require('" + mod + "').call(...)",
+	}, nil
+}
+
+// ValidModuleName accepts dotted Lua module names made of letters, digits,
+// '_' and '-', so a name can never carry Lua code into the fixed strings.
+func ValidModuleName(s string) bool {
+	if s == "" || len(s) > 128 || strings.Contains(s, "..") || s[0] == '.' || s[len(s)-1] == '.' {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-', r == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Err returns why the bridge is unavailable, or nil.
+func (b *Bridge) Err() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.failed
+}
+
+// fail marks the bridge unavailable (the first reason wins) and returns
+// the resulting error.
+func (b *Bridge) fail(reason string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.failed == nil {
+		b.failed = fmt.Errorf("%w: Neovim bridge unavailable: %s", bufferfs.ErrEditorUnavailable, reason)
+	}
+	return b.failed
+}
+
+// exec evaluates one of the fixed Lua strings with args, bounded by the
+// timeout and ctx. go-client calls take no context, so the call runs in a
+// goroutine; an abandoned call finishes (or fails) when Neovim answers or
+// the connection closes, and its reply is dropped.
+func (b *Bridge) exec(ctx context.Context, code string, args ...any) (any, error) {
+	if err := b.Err(); err != nil {
+		return nil, err
+	}
+	type reply struct {
+		v   any
+		err error
+	}
+	done := make(chan reply, 1)
+	go func() {
+		var out any
+		err := b.v.ExecLua(code, &out, args...)
+		done <- reply{out, err}
+	}()
+	timer := time.NewTimer(b.timeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, b.fail(oneLine(r.err.Error()))
+		}
+		return r.v, nil
+	case <-timer.C:
+		return nil, b.fail(fmt.Sprintf("Neovim request timed out after %s", b.timeout))
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Schemas returns the editor tool schemas offered to the model: the
+// editor's entries whose name is one of [EditorTools], in the editor's
+// order, with editor_debug's action narrowed to "status". They are fetched
+// once; a failed fetch marks the bridge unavailable.
+func (b *Bridge) Schemas(ctx context.Context) ([]map[string]any, error) {
+	b.mu.Lock()
+	if b.fetched {
+		defer b.mu.Unlock()
+		return b.schemas, nil
+	}
+	b.mu.Unlock()
+	raw, err := b.exec(ctx, b.schemasLua)
+	if err != nil {
+		return nil, err
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		if m, isMap := raw.(map[string]any); !isMap || len(m) > 0 {
+			return nil, b.fail("editor schemas must be an array")
+		}
+	}
+	if len(list) > MaxSchemas {
+		return nil, b.fail(fmt.Sprintf("editor returned more than %d tool schemas", MaxSchemas))
+	}
+	kept := []map[string]any{}
+	for _, e := range list {
+		if s := filterSchema(e); s != nil {
+			kept = append(kept, s)
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.schemas, b.fetched = kept, true
+	return kept, nil
+}
+
+// filterSchema returns a copy of a function-tool schema whose name is an
+// editor tool, or nil.
+func filterSchema(e any) map[string]any {
+	m, ok := e.(map[string]any)
+	if !ok || m["type"] != "function" {
+		return nil
+	}
+	fn, ok := m["function"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	name, _ := fn["name"].(string)
+	params, ok := fn["parameters"].(map[string]any)
+	if !ok || !slices.Contains(EditorTools, name) {
+		return nil
+	}
+	params = copyMap(params)
+	props, _ := params["properties"].(map[string]any)
+	if name == "editor_debug" {
+		if props == nil {
+			return nil
+		}
+		props = copyMap(props)
+		props["action"] = map[string]any{"type": "string", "enum": []any{"status"}}
+	}
+	if props != nil {
+		params["properties"] = props
+	} else if list, isList := params["properties"].([]any); isList && len(list) == 0 {
+		params["properties"] = map[string]any{}
+	}
+	if req, isMap := params["required"].(map[string]any); isMap && len(req) == 0 {
+		params["required"] = []any{}
+	}
+	out := copyMap(m)
+	fnCopy := copyMap(fn)
+	fnCopy["parameters"] = params
+	out["function"] = fnCopy
+	return out
+}
+
+func copyMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// Tools returns the names of the editor tools the editor advertises (nil
+// when the schemas cannot be fetched).
+func (b *Bridge) Tools(ctx context.Context) []string {
+	list, err := b.Schemas(ctx)
+	if err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(list))
+	for _, s := range list {
+		names = append(names, s["function"].(map[string]any)["name"].(string))
+	}
+	return names
+}
+
+// Context calls editor_context {} and validates the freshness fields and
+// the workspace (SPEC §12.4). A transport failure marks the bridge
+// unavailable; an invalid context is an error wrapping
+// [bufferfs.ErrEditorUnavailable] but leaves the bridge usable.
+func (b *Bridge) Context(ctx context.Context) (bufferfs.EditorContext, error) {
+	res, err := b.request(ctx, "editor_context", map[string]any{})
+	if err != nil {
+		return bufferfs.EditorContext{}, err
+	}
+	return bufferfs.ParseEditorContext(res, b.root)
+}
+
+// request calls the module's call(name, args) and requires an object
+// result.
+func (b *Bridge) request(ctx context.Context, tool string, args map[string]any) (map[string]any, error) {
+	raw, err := b.exec(ctx, b.callLua, tool, wireArgs(args))
+	if err != nil {
+		return nil, err
+	}
+	res, ok := raw.(map[string]any)
+	if !ok {
+		return errorResult("editor returned a non-object tool result"), nil
+	}
+	return res, nil
+}
+
+// Call calls an editor tool. Tools outside [EditorTools] and file_read /
+// file_write get an error result without reaching the editor; editor_debug
+// only ever runs with action "status". Every call except editor_context is
+// preceded by the freshness gate of [Bridge.Context]; when it fails, the
+// result is {status: "unavailable", error: ...} and the tool is not called
+// (an editor_context result that fails the gate is replaced the same way). A
+// non-nil error means the bridge failed (it is then unavailable) or ctx
+// ended.
+func (b *Bridge) Call(ctx context.Context, tool string, args map[string]any) (map[string]any, error) {
+	if !slices.Contains(EditorTools, tool) && !slices.Contains(fileTools, tool) {
+		return errorResult("Editor tool is not allowlisted"), nil
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	if tool == "editor_debug" {
+		if a, ok := args["action"]; ok && a != "status" {
+			return errorResult("editor_debug launch/run is manual, not an agent tool; only action \"status\" is allowed"), nil
+		}
+		args = copyMap(args)
+		args["action"] = "status"
+	}
+	if tool == "editor_context" {
+		res, err := b.request(ctx, tool, args)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := bufferfs.ParseEditorContext(res, b.root); err != nil {
+			return unavailableResult(err), nil
+		}
+		return res, nil
+	}
+	if _, err := b.Context(ctx); err != nil {
+		if errors.Is(err, bufferfs.ErrEditorUnavailable) && b.Err() == nil {
+			return unavailableResult(err), nil
+		}
+		return nil, err
+	}
+	return b.request(ctx, tool, args)
+}
+
+// Status describes the bridge for a status report: ok with the advertised
+// tools, or unavailable with the reason.
+func (b *Bridge) Status(ctx context.Context) report.Editor {
+	ed := report.Editor{Status: report.StatusUnavailable, Tools: []string{}}
+	tools := b.Tools(ctx)
+	c, err := b.Context(ctx)
+	switch {
+	case b.Err() != nil:
+		msg := b.Err().Error()
+		ed.Error = &msg
+	case err != nil:
+		msg := err.Error()
+		ed.Error = &msg
+		ed.Tools = append(ed.Tools, tools...)
+	default:
+		ed.Status, ed.Attached, ed.Workspace = report.StatusOK, true, c.Workspace
+		ed.Tools = append(ed.Tools, tools...)
+	}
+	return ed
+}
+
+func errorResult(msg string) map[string]any {
+	return map[string]any{"status": report.StatusError, "error": msg}
+}
+
+// unavailableResult is the result of a call the freshness gate refused.
+func unavailableResult(err error) map[string]any {
+	return map[string]any{"status": report.StatusUnavailable, "error": err.Error()}
+}
+
+// wireArgs converts arguments decoded from JSON for msgpack: json.Number
+// and integral float64 values become int64 (so Lua sees integers, and a
+// json.Number is never sent as a string).
+func wireArgs(v map[string]any) map[string]any {
+	out := make(map[string]any, len(v))
+	for k, e := range v {
+		out[k] = wireValue(e)
+	}
+	return out
+}
+
+func wireValue(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		if f, err := x.Float64(); err == nil {
+			return wireValue(f)
+		}
+		return string(x)
+	case float64:
+		if x == float64(int64(x)) && x > -1<<53 && x < 1<<53 {
+			return int64(x)
+		}
+	case map[string]any:
+		return wireArgs(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = wireValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+// oneLine keeps the first line of an error message, at most 300 bytes.
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
+}

@@ -1,0 +1,17 @@
+// Package plugin is the Go side of flow's Neovim integration (SPEC §12):
+//
+//   - [Bridge], the editor bridge client: it calls the editor tool module
+//     (flow.tools, or Rose's rose.tools) in a Neovim instance through the
+//     two fixed Lua strings of SPEC §12.2, bounds every request by the
+//     editor timeout and fails closed;
+//   - [DialSocket], which connects to a private Neovim socket (`flow serve
+//     --nvim SOCKET`);
+//   - [ServeHost], the `flow nvim` RPC host that lua/flow/rpc.lua starts
+//     with jobstart(..., {rpc = true}): the handlers of the methods in
+//     methods.go, runs in goroutines, progress pushed back to Lua.
+//
+// Neovim's auto-sourced plugin/flow.lua lives in this directory too; Neovim
+// only sources .lua and .vim files, so the Go files are never loaded by it.
+// Inside this package go-client's plugin package would be imported as
+// nvimplugin; the host does not need it (it serves with RegisterHandler).
+package plugin

@@ -1,0 +1,35 @@
+-- flow: Neovim commands for flow's verified coding workflow. This file
+-- only defines commands and mappings; everything else loads on first use.
+if vim.g.loaded_flow then
+  return
+end
+if vim.fn.has("nvim-0.7.2") ~= 1 then
+  vim.api.nvim_echo({ { "flow: Neovim 0.7.2 or newer is required", "ErrorMsg" } }, true, {})
+  return
+end
+vim.g.loaded_flow = true
+
+local function run(name)
+  return function(o)
+    require("flow.commands")[name](o)
+  end
+end
+
+local command = vim.api.nvim_create_user_command
+command("FlowBuild", run("build"), { nargs = "*", range = true, desc = "flow: run a task" })
+command("FlowCheck", run("check"), {
+  nargs = "?",
+  desc = "flow: run configured checks",
+  complete = function(arglead)
+    return require("flow.commands").complete_check(arglead)
+  end,
+})
+command("FlowStatus", run("status"), { nargs = 0, desc = "flow: show the status report" })
+command("FlowStop", run("stop"), { nargs = 0, desc = "flow: cancel the running job" })
+command("FlowUndo", run("undo"), { nargs = "?", desc = "flow: undo a run" })
+command("FlowLog", run("log"), { nargs = 0, desc = "flow: open the log file" })
+
+vim.keymap.set("n", "<Plug>(flow-build)", "<Cmd>FlowBuild<CR>", { desc = "flow: run a task" })
+vim.keymap.set("x", "<Plug>(flow-build)", ":FlowBuild<CR>", { desc = "flow: run a task on the selection" })
+vim.keymap.set("n", "<Plug>(flow-check)", "<Cmd>FlowCheck<CR>", { desc = "flow: run checks" })
+vim.keymap.set("n", "<Plug>(flow-stop)", "<Cmd>FlowStop<CR>", { desc = "flow: cancel" })

@@ -1,0 +1,172 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"flow/runtime/agent"
+	"flow/runtime/report"
+)
+
+// handler is the shape of every RPC handler: the request's arguments,
+// decoded into any (never into a fixed shape: go-client v1.2.1 corrupts
+// the stream when a map is decoded into a slice), and a result for Lua.
+type handler func(args []any) (any, error)
+
+// register installs every handler of methods.go, each behind the recover
+// shim, so a panicking handler becomes an RPC error and the host survives.
+func (h *host) register() error {
+	for method, fn := range map[string]handler{
+		MethodConfigure: h.configure,
+		MethodRun:       h.run,
+		MethodCheck:     h.check,
+		MethodStatus:    h.status,
+		MethodStop:      h.stop,
+		MethodUndo:      h.undo,
+	} {
+		if err := h.v.RegisterHandler(method, h.safe(method, fn)); err != nil {
+			return fmt.Errorf("register %s: %w", method, err)
+		}
+	}
+	return nil
+}
+
+// safe wraps fn in the recover shim.
+func (h *host) safe(method string, fn handler) func(args ...any) (any, error) {
+	return func(args ...any) (out any, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				h.log.Error("handler panicked", "method", method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				out, err = nil, fmt.Errorf("flow: internal error in %s: %v", method, r)
+			}
+		}()
+		return fn(args)
+	}
+}
+
+// stringArg returns args[i] when it is a string ("" when absent or nil).
+func stringArg(args []any, i int) (string, error) {
+	if i >= len(args) || args[i] == nil {
+		return "", nil
+	}
+	switch s := args[i].(type) {
+	case string:
+		return s, nil
+	case []byte:
+		return string(s), nil
+	}
+	return "", fmt.Errorf("flow: argument %d must be a string", i+1)
+}
+
+// configure: flow_configure(opts) → {version, workspace, trusted, module,
+// problems}. Lua sends the settings it started the host with; a mismatch
+// (or a runtime that cannot be built) is reported as a problem, which Lua
+// shows.
+func (h *host) configure(args []any) (any, error) {
+	var problems []string
+	if len(args) > 0 && args[0] != nil {
+		opts, ok := args[0].(map[string]any)
+		if !ok {
+			if list, isList := args[0].([]any); !isList || len(list) > 0 {
+				return nil, fmt.Errorf("flow: flow_configure expects an options table")
+			}
+		}
+		if ws, ok := opts["workspace"].(string); ok && ws != "" && !h.sameRoot(ws) {
+			problems = append(problems, fmt.Sprintf("workspace %s differs from the host's %s", ws, h.root))
+		}
+		if tr, ok := opts["trusted"].(bool); ok && tr != h.deps.Trusted {
+			problems = append(problems, fmt.Sprintf("trusted=%v differs from the host's trusted=%v", tr, h.deps.Trusted))
+		}
+	}
+	if _, err := h.runtime(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	module := h.deps.Module
+	if module == "" {
+		module = DefaultModule
+	}
+	return map[string]any{
+		"version":   h.deps.Version,
+		"workspace": h.root,
+		"trusted":   h.deps.Trusted,
+		"module":    module,
+		"problems":  nonNil(problems),
+	}, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// run: flow_run(task) → {status:"started", token} | {status:"busy"}.
+func (h *host) run(args []any) (any, error) {
+	task, err := stringArg(args, 0)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(task) == "" {
+		return nil, fmt.Errorf("flow: flow_run needs a task")
+	}
+	rt, err := h.runtime()
+	if err != nil {
+		return map[string]any{"status": report.StatusError, "error": err.Error()}, nil
+	}
+	return h.start("run", func(ctx context.Context, emit func(agent.Event)) any {
+		return rt.Run(ctx, task, emit)
+	})
+}
+
+// check: flow_check(name|"") → {status:"started", token}.
+func (h *host) check(args []any) (any, error) {
+	name, err := stringArg(args, 0)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := h.runtime()
+	if err != nil {
+		return map[string]any{"status": report.StatusError, "error": err.Error()}, nil
+	}
+	return h.start("check", func(ctx context.Context, emit func(agent.Event)) any {
+		return rt.Check(ctx, name, emit)
+	})
+}
+
+// status: flow_status() → the status report, at once.
+func (h *host) status([]any) (any, error) {
+	rt, err := h.runtime()
+	if err != nil {
+		return map[string]any{"status": report.StatusError, "error": err.Error(), "workspace": h.root}, nil
+	}
+	h.mu.Lock()
+	busy := h.writer != 0
+	h.mu.Unlock()
+	st := rt.Status(h.ctx)
+	st.Busy = st.Busy || busy
+	return wire(st), nil
+}
+
+// stop: flow_stop() → {stopped: n}; the jobs end at their next safe point
+// and report cancelled.
+func (h *host) stop([]any) (any, error) {
+	return map[string]any{"stopped": h.stopAll()}, nil
+}
+
+// undo: flow_undo(run_id|"") → {status:"started", token}.
+func (h *host) undo(args []any) (any, error) {
+	id, err := stringArg(args, 0)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := h.runtime()
+	if err != nil {
+		return map[string]any{"status": report.StatusError, "error": err.Error()}, nil
+	}
+	return h.start("undo", func(ctx context.Context, _ func(agent.Event)) any {
+		return rt.Undo(ctx, id)
+	})
+}

@@ -1,0 +1,266 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/neovim/go-client/nvim"
+
+	"flow/bufferfs"
+	"flow/runtime/agent"
+	"flow/runtime/journal"
+	"flow/runtime/report"
+)
+
+// Runtime is what the `flow nvim` host needs from flow's runtime;
+// *agent.Service implements it. Tests use a small fake.
+type Runtime interface {
+	// Run runs one task, calling events for every progress event, and
+	// returns its report (status cancelled when ctx ends).
+	Run(ctx context.Context, task string, events func(agent.Event)) report.Run
+	// Check runs the named check, or every check when name is "", calling
+	// events for check_start and check_end.
+	Check(ctx context.Context, name string, events func(agent.Event)) report.CheckReport
+	// Status returns the status report; it never contacts the model.
+	Status(ctx context.Context) report.Status
+	// Undo undoes a run ("" = the workspace's last run).
+	Undo(ctx context.Context, runID string) journal.UndoReport
+}
+
+// RuntimeEnv is what the host hands to [HostDeps.NewRuntime].
+type RuntimeEnv struct {
+	// Root is the workspace root (absolute, symlink-free).
+	Root string
+	// Trusted is the host's trust flag.
+	Trusted bool
+	// FS is the buffer-aware file system every file tool must use: a
+	// [bufferfs.Editor] over the Disk of Root.
+	FS bufferfs.FS
+	// Editor is the editor bridge, for the editor tools (SPEC §12.2), the
+	// editor evidence of verification and the freshness snapshots.
+	Editor *Bridge
+}
+
+// HostDeps configure [ServeHost].
+type HostDeps struct {
+	// Disk, when set, is the workspace to serve; Workspace, Trusted's disk
+	// part and Protected are then not used for it, and ServeHost does not
+	// close it.
+	Disk *bufferfs.Disk
+	// Workspace is the workspace root; "" means the working directory.
+	Workspace string
+	// Trusted enables edits and named checks.
+	Trusted bool
+	// Protected lists files no write may touch (the loaded configuration).
+	Protected []string
+	// Module is the editor tool module; "" means flow.tools.
+	Module string
+	// EditorTimeout bounds every request to Neovim; 0 means 120 s.
+	EditorTimeout time.Duration
+	// Version is flow's version, reported by flow_configure.
+	Version string
+	// Logger receives the host's log; nil discards it.
+	Logger *slog.Logger
+	// NewRuntime builds the runtime on first use. Required.
+	NewRuntime func(ctx context.Context, env RuntimeEnv) (Runtime, error)
+}
+
+// host is one `flow nvim` session.
+type host struct {
+	deps    HostDeps
+	log     *slog.Logger
+	ctx     context.Context
+	timeout time.Duration
+	v       *nvim.Nvim
+	root    string
+	disk    *bufferfs.Disk
+	bridge  *Bridge
+	fs      *bufferfs.Editor
+
+	rtMu  sync.Mutex
+	rt    Runtime
+	rtErr error
+
+	mu     sync.Mutex
+	token  int64
+	jobs   map[int64]context.CancelFunc
+	writer int64 // token of the running run, check or undo; 0 when none
+	wg     sync.WaitGroup
+
+	out *outbox
+}
+
+// ServeHost serves the `flow nvim` RPC host on stdin/stdout (go-client's
+// nvim.New, RegisterHandler and Serve) until Neovim closes the channel or
+// ctx ends. Nothing else may write to stdout: see [TakeStdout].
+//
+// Runs, checks and undos start in goroutines: their request returns a
+// token at once, progress events and the final result are pushed to Lua by
+// evaluating the fixed string `return require('flow.rpc').on_event(...)`
+// with the payload as argument. flow_stop cancels them. When the channel
+// closes, running jobs are cancelled and waited for (at most 5 s).
+func ServeHost(ctx context.Context, stdin io.Reader, stdout io.WriteCloser, deps HostDeps) error {
+	if deps.NewRuntime == nil {
+		return errors.New("flow nvim: no runtime constructor")
+	}
+	h := &host{deps: deps, log: deps.Logger, jobs: map[int64]context.CancelFunc{}}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	h.timeout = deps.EditorTimeout
+	if h.timeout <= 0 {
+		h.timeout = DefaultTimeout
+	}
+	disk := deps.Disk
+	if disk == nil {
+		ws := deps.Workspace
+		if ws == "" {
+			var err error
+			if ws, err = os.Getwd(); err != nil {
+				return fmt.Errorf("flow nvim: %w", err)
+			}
+		}
+		var err error
+		disk, err = bufferfs.NewDisk(ws, bufferfs.DiskOptions{Trusted: deps.Trusted, Protected: deps.Protected})
+		if err != nil {
+			return fmt.Errorf("flow nvim: %w", err)
+		}
+		defer disk.Close()
+	}
+	h.disk, h.root = disk, disk.Root()
+
+	v, err := nvim.New(stdin, stdout, stdout, func(format string, args ...any) {
+		h.log.Debug(fmt.Sprintf(format, args...))
+	})
+	if err != nil {
+		return fmt.Errorf("flow nvim: %w", err)
+	}
+	h.v = v
+	if h.bridge, err = NewBridge(v, BridgeOptions{Module: deps.Module, Timeout: h.timeout, Root: h.root}); err != nil {
+		return fmt.Errorf("flow nvim: %w", err)
+	}
+	h.fs = bufferfs.NewEditor(disk, h.bridge)
+	if err := h.register(); err != nil {
+		return fmt.Errorf("flow nvim: %w", err)
+	}
+
+	hctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	h.ctx = hctx
+	h.out = newOutbox(v, h.timeout, h.log)
+	go h.out.run()
+
+	served := make(chan error, 1)
+	go func() { served <- v.Serve() }()
+	select {
+	case err = <-served:
+	case <-ctx.Done():
+		v.Close()
+		err = <-served
+	}
+	cancel()
+	h.wait(5 * time.Second)
+	h.out.close()
+	v.Close()
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed) {
+		err = nil
+	}
+	return err
+}
+
+// wait waits at most d for running jobs to finish.
+func (h *host) wait(d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		h.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		h.log.Warn("jobs still running at exit")
+	}
+}
+
+// runtime returns the runtime, building it on first use.
+func (h *host) runtime() (Runtime, error) {
+	h.rtMu.Lock()
+	defer h.rtMu.Unlock()
+	if h.rt == nil && h.rtErr == nil {
+		h.rt, h.rtErr = h.deps.NewRuntime(h.ctx, RuntimeEnv{Root: h.root, Trusted: h.deps.Trusted, FS: h.fs, Editor: h.bridge})
+		if h.rtErr == nil && h.rt == nil {
+			h.rtErr = errors.New("no runtime")
+		}
+	}
+	return h.rt, h.rtErr
+}
+
+// start runs fn as job op in a goroutine and returns its token; only one
+// writing job (run, check, undo) runs at a time.
+func (h *host) start(op string, fn func(ctx context.Context, emit func(agent.Event)) any) (map[string]any, error) {
+	h.mu.Lock()
+	if h.writer != 0 {
+		busy := h.writer
+		h.mu.Unlock()
+		return map[string]any{
+			"status": report.StatusBusy,
+			"error":  fmt.Sprintf("flow is busy with job %d; wait for it or :FlowStop", busy),
+		}, nil
+	}
+	h.token++
+	token := h.token
+	ctx, cancel := context.WithCancel(h.ctx)
+	h.jobs[token] = cancel
+	h.writer = token
+	h.wg.Add(1)
+	h.mu.Unlock()
+
+	go func() {
+		defer h.wg.Done()
+		defer cancel()
+		var result any
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					h.log.Error("job panicked", "op", op, "panic", fmt.Sprint(r))
+					result = map[string]any{"status": report.StatusError, "error": fmt.Sprintf("internal error in %s: %v", op, r)}
+				}
+			}()
+			result = fn(ctx, func(e agent.Event) {
+				e.Report, e.Verification = nil, nil
+				h.out.push(map[string]any{"token": token, "op": op, "kind": "event", "text": e.String(), "event": wire(e)})
+			})
+		}()
+		h.mu.Lock()
+		delete(h.jobs, token)
+		if h.writer == token {
+			h.writer = 0
+		}
+		h.mu.Unlock()
+		h.out.push(map[string]any{"token": token, "op": op, "kind": "done", "result": wire(result)})
+	}()
+	return map[string]any{"status": "started", "token": token}, nil
+}
+
+// stopAll cancels every running job and returns how many there were.
+func (h *host) stopAll() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, cancel := range h.jobs {
+		cancel()
+	}
+	return len(h.jobs)
+}
+
+// sameRoot reports whether dir names the host's workspace root.
+func (h *host) sameRoot(dir string) bool {
+	real, err := filepath.EvalSymlinks(dir)
+	return err == nil && real == h.root
+}

@@ -1,0 +1,193 @@
+// Command testhost is a stand-in for `flow` in the Neovim plugin tests: its
+// `nvim` subcommand serves the real host (plugin.ServeHost) over a fake
+// runtime that writes files through the buffer-aware file system it is
+// given, so :FlowBuild exercises the editor path for real; `version` and
+// `doctor` answer like flow's. The tests build it into a temporary
+// directory.
+//
+// Tasks the fake runtime understands: "write PATH WORDS..." writes WORDS
+// and a newline to PATH; "wait" blocks until cancelled; "panic" panics;
+// anything else succeeds without changes.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"flow/bufferfs"
+	"flow/plugin"
+	"flow/runtime/agent"
+	"flow/runtime/journal"
+	"flow/runtime/report"
+)
+
+const version = "0.1.0-test"
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	var cmd, workspace string
+	trusted := false
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; a {
+		case "--trusted":
+			trusted = true
+		case "--workspace", "--config":
+			if i+1 >= len(args) {
+				fmt.Fprintf(os.Stderr, "flow: %s needs a value\n", a)
+				return 2
+			}
+			if a == "--workspace" {
+				workspace = args[i+1]
+			}
+			i++
+		default:
+			if cmd == "" {
+				cmd = a
+			}
+		}
+	}
+	switch cmd {
+	case "version":
+		fmt.Println("flow " + version)
+		return 0
+	case "doctor":
+		if os.Getenv("FLOW_TESTHOST_NO_DOCTOR") != "" {
+			fmt.Fprintln(os.Stderr, "flow: unknown command \"doctor\"")
+			return 2
+		}
+		json.NewEncoder(os.Stdout).Encode(map[string]any{
+			"status": "ok",
+			"checks": []map[string]any{
+				{"name": "backend", "status": "ok", "message": "fake backend reachable"},
+				{"name": "check tests", "status": "warning", "message": "go not on PATH"},
+			},
+		})
+		return 0
+	case "nvim":
+		return serve(workspace, trusted)
+	}
+	fmt.Fprintf(os.Stderr, "flow: unknown command %q\n", cmd)
+	return 2
+}
+
+func serve(workspace string, trusted bool) int {
+	out, err := plugin.TakeStdout()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "flow:", err)
+		return 1
+	}
+	logger := slog.New(slog.DiscardHandler)
+	if p := os.Getenv("FLOW_LOG_FILE"); p != "" {
+		if f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
+			defer f.Close()
+			logger = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		}
+	}
+	err = plugin.ServeHost(context.Background(), os.Stdin, out, plugin.HostDeps{
+		Workspace: workspace,
+		Trusted:   trusted,
+		Version:   version,
+		Logger:    logger,
+		NewRuntime: func(_ context.Context, env plugin.RuntimeEnv) (plugin.Runtime, error) {
+			return &fake{env: env}, nil
+		},
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "flow:", err)
+		return 1
+	}
+	return 0
+}
+
+// fake is a Runtime that does what its task says through the FS it got.
+type fake struct {
+	env  plugin.RuntimeEnv
+	mu   sync.Mutex
+	last *report.Run
+}
+
+func (f *fake) Run(ctx context.Context, task string, events func(agent.Event)) report.Run {
+	start := time.Now()
+	rep := report.Run{
+		Status: report.StatusOK, Task: task, RunID: fmt.Sprintf("run-%d", start.UnixNano()),
+		Workspace: f.env.Root, StartedAt: start.UTC().Format(time.RFC3339),
+		Roles: []report.Role{}, Events: []report.ToolEvent{}, ChangedFiles: []string{},
+		Checks: []report.CheckResult{}, VerificationHistory: []report.Verification{},
+		Summary: "fake run",
+	}
+	events(agent.Event{Kind: agent.EventRunStart, Time: start, RunID: rep.RunID, Message: task})
+	fields := strings.Fields(task)
+	switch {
+	case len(fields) >= 2 && fields[0] == "write":
+		path, content := fields[1], strings.Join(fields[2:], " ")+"\n"
+		events(agent.Event{Kind: agent.EventToolStart, Time: time.Now(), RunID: rep.RunID, Role: "coder", Tool: "file_write", Message: path})
+		status := report.StatusOK
+		if _, err := f.env.FS.Read(ctx, path, 0); err != nil && !isNotFound(err) {
+			rep.Status, rep.Error, status = report.StatusError, err.Error(), report.StatusError
+		} else if _, err := f.env.FS.Write(ctx, path, []byte(content), bufferfs.WriteOptions{}); err != nil {
+			rep.Status, rep.Error, status = report.StatusError, err.Error(), report.StatusError
+		} else {
+			rep.ChangedFiles = append(rep.ChangedFiles, path)
+		}
+		events(agent.Event{Kind: agent.EventToolEnd, Time: time.Now(), RunID: rep.RunID, Role: "coder", Tool: "file_write", Status: status, Error: rep.Error})
+	case len(fields) == 1 && fields[0] == "wait":
+		<-ctx.Done()
+		rep.Status, rep.Reason = report.StatusCancelled, "cancelled"
+	case len(fields) == 1 && fields[0] == "panic":
+		panic("fake runtime panic")
+	}
+	rep.DurationMS = time.Since(start).Milliseconds()
+	events(agent.Event{Kind: agent.EventRunEnd, Time: time.Now(), RunID: rep.RunID, Status: rep.Status, Report: &rep})
+	f.mu.Lock()
+	f.last = &rep
+	f.mu.Unlock()
+	return rep
+}
+
+func isNotFound(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "no such file") || errors.Is(err, bufferfs.ErrNotFound))
+}
+
+func (f *fake) Check(_ context.Context, name string, events func(agent.Event)) report.CheckReport {
+	if name == "" {
+		name = "tests"
+	}
+	events(agent.Event{Kind: agent.EventCheckStart, Time: time.Now(), Check: name})
+	events(agent.Event{Kind: agent.EventCheckEnd, Time: time.Now(), Check: name, Status: report.StatusOK})
+	return report.CheckReport{
+		Status: report.StatusOK, Verified: true, Reason: "fake check",
+		Checks: []report.CheckResult{{Name: name, Source: report.SourceCheck, Required: true, Status: report.StatusOK, Filetypes: []string{}}},
+	}
+}
+
+func (f *fake) Status(ctx context.Context) report.Status {
+	f.mu.Lock()
+	var last any
+	if f.last != nil {
+		last = *f.last
+	}
+	f.mu.Unlock()
+	return report.Status{
+		Status: report.StatusOK, Version: version, Workspace: f.env.Root, Trusted: f.env.Trusted,
+		Checks: []report.CheckSummary{
+			{Name: "tests", Required: true, Kind: "test", Filetypes: []string{"*"}},
+			{Name: "lint", Required: true, Kind: "lint", Filetypes: []string{"go"}},
+		},
+		Editor: f.env.Editor.Status(ctx), Warnings: []string{}, LastReport: last,
+	}
+}
+
+func (f *fake) Undo(_ context.Context, runID string) journal.UndoReport {
+	return journal.UndoReport{Status: report.StatusOK, RunID: runID, Workspace: f.env.Root,
+		Restored: []string{}, Removed: []string{}, Unchanged: []string{}, Conflicts: []journal.Conflict{}}
+}

@@ -1,0 +1,34 @@
+package plugin
+
+// RPC methods served by the `flow nvim` host. This list and the Lua table
+// require("flow.rpc").methods are one contract; a test that runs a real
+// Neovim checks that they are equal.
+const (
+	// MethodConfigure exchanges settings when the host starts:
+	// flow_configure(opts) → {version, workspace, trusted, problems}.
+	MethodConfigure = "flow_configure"
+	// MethodRun starts a run: flow_run(task) → {token} or {status:"busy"}.
+	MethodRun = "flow_run"
+	// MethodCheck starts named checks: flow_check(name|"") → {token}.
+	MethodCheck = "flow_check"
+	// MethodStatus returns the status report: flow_status() → report.
+	MethodStatus = "flow_status"
+	// MethodStop cancels every running job: flow_stop() → {stopped}.
+	MethodStop = "flow_stop"
+	// MethodUndo starts an undo: flow_undo(run_id|"") → {token}.
+	MethodUndo = "flow_undo"
+)
+
+// Methods lists every RPC method of the host, sorted.
+var Methods = []string{
+	MethodCheck,
+	MethodConfigure,
+	MethodRun,
+	MethodStatus,
+	MethodStop,
+	MethodUndo,
+}
+
+// luaEvent is the fixed Lua string the host evaluates to push a job's
+// progress and result to Neovim; the payload travels as the RPC argument.
+const luaEvent = "return require('flow.rpc').on_event(...)"

@@ -1,0 +1,271 @@
+// Package nvimtest starts real headless Neovim instances for tests, in the
+// spirit of go-client's nvimtest: `nvim --clean --embed --headless` with
+// every XDG directory (and HOME) in t.TempDir(), NVIM_LOG_FILE set, and the
+// repository root prepended to 'runtimepath' so that flow's Lua modules
+// load. It is a Go-only package: Neovim never sources it.
+//
+// A missing nvim skips the test, unless FLOW_TEST_NVIM=required (CI, `make
+// test-nvim`), which fails it instead.
+package nvimtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/neovim/go-client/nvim"
+)
+
+// CallTimeout bounds every helper call into Neovim, so a prompt that would
+// block the editor fails the test instead of hanging it.
+const CallTimeout = 20 * time.Second
+
+// Options configure a Neovim instance.
+type Options struct {
+	// Dir is Neovim's working directory; "" means a new temporary directory.
+	Dir string
+	// Env holds extra KEY=VALUE entries for Neovim's environment.
+	Env []string
+	// NoPlugin skips sourcing plugin/flow.lua.
+	NoPlugin bool
+}
+
+// Binary returns the path of nvim. When it is missing the test is skipped,
+// or fails when FLOW_TEST_NVIM=required.
+func Binary(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("nvim")
+	if err != nil {
+		if os.Getenv("FLOW_TEST_NVIM") == "required" {
+			t.Fatalf("nvim is required (FLOW_TEST_NVIM=required) but not found: %v", err)
+		}
+		t.Skip("nvim not found; set FLOW_TEST_NVIM=required to fail instead")
+	}
+	return p
+}
+
+var (
+	rootOnce sync.Once
+	rootDir  string
+	rootErr  error
+)
+
+// RepoRoot returns the repository root: the nearest directory above the
+// working directory that holds go.mod.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	rootOnce.Do(func() {
+		dir, err := os.Getwd()
+		if err != nil {
+			rootErr = err
+			return
+		}
+		for {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				rootDir = dir
+				return
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				rootErr = errors.New("go.mod not found above the working directory")
+				return
+			}
+			dir = parent
+		}
+	})
+	if rootErr != nil {
+		t.Fatal(rootErr)
+	}
+	return rootDir
+}
+
+// Env returns an isolated environment for a Neovim child: the test's
+// environment without XDG, NVIM and VIM variables, plus XDG_CONFIG_HOME,
+// XDG_DATA_HOME, XDG_STATE_HOME, XDG_CACHE_HOME, XDG_RUNTIME_DIR and HOME
+// in a temporary directory and NVIM_LOG_FILE, then extra.
+func Env(t testing.TB, extra ...string) []string {
+	t.Helper()
+	base := t.TempDir()
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "XDG_") || strings.HasPrefix(k, "NVIM") || strings.HasPrefix(k, "VIM") ||
+			k == "MYVIMRC" || k == "HOME" || strings.HasPrefix(k, "FLOW_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	for _, d := range []string{"config", "data", "state", "cache", "runtime", "home"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env = append(env,
+		"XDG_CONFIG_HOME="+filepath.Join(base, "config"),
+		"XDG_DATA_HOME="+filepath.Join(base, "data"),
+		"XDG_STATE_HOME="+filepath.Join(base, "state"),
+		"XDG_CACHE_HOME="+filepath.Join(base, "cache"),
+		"XDG_RUNTIME_DIR="+filepath.Join(base, "runtime"),
+		"HOME="+filepath.Join(base, "home"),
+		"NVIM_LOG_FILE="+filepath.Join(base, "nvim.log"),
+	)
+	return append(env, extra...)
+}
+
+// logger forwards go-client's log lines to the test until it ends.
+type logger struct {
+	mu   sync.Mutex
+	t    testing.TB
+	done bool
+}
+
+func (l *logger) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.done {
+		l.t.Logf("go-client: "+format, args...)
+	}
+}
+
+// New starts `nvim --clean --embed --headless -n`, prepends the repository
+// root to 'runtimepath' and sources plugin/flow.lua. Neovim is closed when
+// the test ends.
+func New(t testing.TB, opts Options) *nvim.Nvim {
+	t.Helper()
+	bin := Binary(t)
+	dir := opts.Dir
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	lg := &logger{t: t}
+	v, err := nvim.NewChildProcess(
+		nvim.ChildProcessCommand(bin),
+		nvim.ChildProcessArgs("--clean", "--embed", "--headless", "-n"),
+		nvim.ChildProcessDir(dir),
+		nvim.ChildProcessEnv(Env(t, opts.Env...)),
+		nvim.ChildProcessContext(ctx),
+		nvim.ChildProcessLogf(lg.logf),
+	)
+	if err != nil {
+		cancel()
+		t.Fatalf("start nvim: %v", err)
+	}
+	t.Cleanup(func() {
+		done := make(chan struct{})
+		go func() {
+			v.Close()
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cancel() // kills the child
+			<-done
+		}
+		cancel()
+		lg.mu.Lock()
+		lg.done = true
+		lg.mu.Unlock()
+	})
+	Setup(t, v, opts.NoPlugin)
+	return v
+}
+
+// Setup prepends the repository root to 'runtimepath' of v and, unless
+// noPlugin, sources plugin/flow.lua.
+func Setup(t testing.TB, v *nvim.Nvim, noPlugin bool) {
+	t.Helper()
+	Exec(t, v, "vim.opt.runtimepath:prepend(...)", RepoRoot(t))
+	if !noPlugin {
+		Exec(t, v, "vim.cmd('runtime plugin/flow.lua')")
+	}
+}
+
+// Exec evaluates Lua code in v with args (available as ...) and returns its
+// result decoded into any. It fails the test on an error or after
+// CallTimeout.
+func Exec(t testing.TB, v *nvim.Nvim, code string, args ...any) any {
+	t.Helper()
+	out, err := Try(v, CallTimeout, code, args...)
+	if err != nil {
+		t.Fatalf("nvim_exec_lua(%q) = %v", shorten(code), err)
+	}
+	return out
+}
+
+// Try evaluates Lua code in v with args, bounded by timeout.
+func Try(v *nvim.Nvim, timeout time.Duration, code string, args ...any) (any, error) {
+	type reply struct {
+		v   any
+		err error
+	}
+	done := make(chan reply, 1)
+	go func() {
+		var out any
+		err := v.ExecLua(code, &out, args...)
+		done <- reply{out, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-time.After(timeout):
+		return nil, fmt.Errorf("no answer after %s", timeout)
+	}
+}
+
+func shorten(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}
+
+// Listen starts `nvim --clean --headless -n --listen sock` as a plain
+// process (not embedded), with the repository on 'runtimepath', waits until
+// the socket exists and stops Neovim when the test ends.
+func Listen(t testing.TB, sock string, opts Options) {
+	t.Helper()
+	bin := Binary(t)
+	dir := opts.Dir
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	rtp := "lua vim.opt.runtimepath:prepend(vim.env.FLOW_TEST_RTP)"
+	cmd := exec.Command(bin, "--clean", "--headless", "-n", "--listen", sock, "--cmd", rtp)
+	cmd.Dir = dir
+	cmd.Env = Env(t, append(opts.Env, "FLOW_TEST_RTP="+RepoRoot(t))...)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start nvim --listen: %v", err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if st, err := os.Lstat(sock); err == nil && st.Mode()&os.ModeSocket != 0 {
+			return
+		}
+		select {
+		case <-exited:
+			t.Fatalf("nvim --listen %s exited early", sock)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nvim did not create %s", sock)
+		}
+	}
+}

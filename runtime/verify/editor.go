@@ -1,0 +1,118 @@
+package verify
+
+import (
+	"context"
+
+	"flow/bufferfs"
+	"flow/runtime/report"
+)
+
+// Reasons of the editor freshness rules (SPEC §9, §12.4).
+const (
+	// ReasonUnsavedBuffers: checks refused while workspace buffers have
+	// unsaved changes (the checks would not see them).
+	ReasonUnsavedBuffers = "Unsaved editor buffers would not be checked; save them manually first"
+	// ReasonEditorChanged: the editor snapshot changed while checks ran.
+	ReasonEditorChanged = "Editor changed while running checks"
+	// ReasonEditorStale: the editor's files or buffers changed between
+	// verification and the end of review.
+	ReasonEditorStale = "Editor buffers or files changed during verification/review"
+	// ReasonEditorUnavailable prefixes a failed freshness probe.
+	ReasonEditorUnavailable = "Editor context unavailable: "
+)
+
+// EditorState probes the editor's freshness API v1; plugin.Bridge
+// implements it.
+type EditorState interface {
+	Context(ctx context.Context) (bufferfs.EditorContext, error)
+}
+
+// CheckRunner runs named checks (name "" runs all).
+type CheckRunner interface {
+	Run(ctx context.Context, name string) report.CheckReport
+}
+
+// EditorChecks runs checks under the editor rules of SPEC §9 (reference
+// §9.5): before the checks, a failed probe makes the report unverified and
+// unsaved workspace buffers make it stale without running anything; after
+// them, unsaved buffers, a failed probe or any difference in the workspace
+// snapshot make it stale.
+type EditorChecks struct {
+	Checks CheckRunner
+	Editor EditorState
+}
+
+// Run runs the checks named name ("" = all).
+func (c *EditorChecks) Run(ctx context.Context, name string) report.CheckReport {
+	before, err := c.Editor.Context(ctx)
+	if err != nil {
+		return editorReport(report.StatusUnverified, ReasonEditorUnavailable+err.Error(), nil)
+	}
+	if before.Dirty() {
+		return editorReport(report.StatusStale, ReasonUnsavedBuffers, nil)
+	}
+	rep := c.Checks.Run(ctx, name)
+	if ctx.Err() != nil {
+		return rep
+	}
+	after, err := c.Editor.Context(ctx)
+	switch {
+	case err != nil:
+		MarkCheckStale(&rep, ReasonEditorUnavailable+err.Error())
+	case after.Dirty():
+		MarkCheckStale(&rep, ReasonUnsavedBuffers)
+	case !bufferfs.SameSnapshot(before.Snapshot, after.Snapshot):
+		MarkCheckStale(&rep, ReasonEditorChanged)
+	}
+	return rep
+}
+
+// editorReport is a check report in which no check ran.
+func editorReport(status, reason string, checks []report.CheckResult) report.CheckReport {
+	if checks == nil {
+		checks = []report.CheckResult{}
+	}
+	return report.CheckReport{Status: status, Checks: checks, Reason: reason}
+}
+
+// MarkCheckStale makes a check report stale with reason.
+func MarkCheckStale(r *report.CheckReport, reason string) {
+	r.Status = report.StatusStale
+	r.Verified = false
+	r.Reason = reason
+}
+
+// EditorSnapshot takes the snapshot verification compares at the end of
+// review. It returns nil and a reason when the editor is unavailable or has
+// unsaved buffers (the verification is then stale).
+func EditorSnapshot(ctx context.Context, ed EditorState) (map[string]any, string) {
+	c, err := ed.Context(ctx)
+	if err != nil {
+		return nil, ReasonEditorUnavailable + err.Error()
+	}
+	if c.Dirty() {
+		return nil, ReasonUnsavedBuffers
+	}
+	if c.Snapshot == nil {
+		return map[string]any{}, ""
+	}
+	return c.Snapshot, ""
+}
+
+// EditorUnchanged compares the editor with an earlier snapshot (SPEC §12.4):
+// every earlier path keeps an equal disk record and every earlier buffer is
+// unchanged, and nothing is unsaved. It returns "" when fresh, else the
+// reason the verification is stale.
+func EditorUnchanged(ctx context.Context, ed EditorState, earlier map[string]any) string {
+	c, err := ed.Context(ctx)
+	if err != nil {
+		return ReasonEditorUnavailable + err.Error()
+	}
+	if c.Dirty() {
+		return ReasonEditorStale
+	}
+	if ok, _ := bufferfs.SameObserved(earlier, c.Snapshot); !ok {
+		return ReasonEditorStale
+	}
+	return ""
+}
