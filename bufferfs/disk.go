@@ -16,7 +16,8 @@ import (
 type DiskOptions struct {
 	// Trusted enables Write and Remove. Trust is never read from a file.
 	Trusted bool
-	// Protected lists absolute paths no Write or Remove may touch (the loaded
+	// Protected lists absolute paths no Write or Remove may touch, or write
+	// below when the path is a directory (the loaded
 	// configuration file); a relative one is taken from the current
 	// directory. The workspace's config.toml and .flow.toml are always
 	// protected, whether listed or not. A protected path is matched by name
@@ -280,7 +281,9 @@ func (d *Disk) checkWritable(clean string) error {
 		return errReadOnly
 	}
 	for _, p := range d.protectedRel {
-		if strings.EqualFold(p, clean) {
+		// A protected directory (flow's state directory, when it lies in the
+		// workspace) protects everything below it.
+		if strings.EqualFold(p, clean) || len(clean) > len(p) && clean[len(p)] == '/' && strings.EqualFold(p, clean[:len(p)]) {
 			return errProtected
 		}
 	}

@@ -349,6 +349,27 @@ func TestProtectedByIdentity(t *testing.T) {
 	})
 }
 
+func TestProtectedDirectory(t *testing.T) {
+	forEachMode(t, func(t *testing.T, openat2 bool) {
+		root := t.TempDir()
+		state := filepath.Join(root, ".local", "state", "flow")
+		writeFile(t, filepath.Join(state, "journal.log"), "log\n", 0o600)
+		d := newDisk(t, root, bufferfs.DiskOptions{Trusted: true, Protected: []string{state}}, openat2)
+		ctx := t.Context()
+		for _, p := range []string{".local/state/flow/journal.log", ".local/state/flow/new.txt", ".local/state/FLOW/x/y"} {
+			_, err := d.Write(ctx, p, []byte("forged"), bufferfs.WriteOptions{})
+			check(t, "Write("+p+")", err, fails(bufferfs.ErrProtected, "operator configuration"))
+		}
+		check(t, "Remove(journal.log)", d.Remove(ctx, ".local/state/flow/journal.log"), fails(bufferfs.ErrProtected, "operator configuration"))
+		if _, err := d.Write(ctx, ".local/state/flowers.txt", []byte("ok"), bufferfs.WriteOptions{}); err != nil {
+			t.Errorf("Write(.local/state/flowers.txt) = %v, want a sibling with the same prefix writable", err)
+		}
+		if got, _ := os.ReadFile(filepath.Join(state, "journal.log")); string(got) != "log\n" {
+			t.Errorf("journal.log = %q, want it untouched", got)
+		}
+	})
+}
+
 func TestClose(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, "a.txt"), "a", 0o644)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"flow/plugin"
 )
 
 // commands lists every subcommand of SPEC §3.
@@ -25,7 +27,7 @@ type options struct {
 	trusted       bool
 	nvim          string
 	editorTimeout float64
-	editorModule  string
+	editorModule  string // "": the command's default (serve: rose.tools, nvim: flow.tools)
 	quiet         bool
 	name          string // check --name
 	version       bool
@@ -46,7 +48,7 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(form
 // Common flags are accepted anywhere before "--"; when a flag is given twice
 // the later occurrence wins.
 func parseArgs(argv []string) (*options, error) {
-	o := &options{editorTimeout: 120, editorModule: "rose.tools"}
+	o := &options{editorTimeout: 120}
 	onlyArgs := false
 	for i := 0; i < len(argv); i++ {
 		a := argv[i]
@@ -112,7 +114,7 @@ func parseArgs(argv []string) (*options, error) {
 			}
 		case "--editor-module":
 			o.editorModule, err = needValue()
-			if err == nil && !validModuleName(o.editorModule) {
+			if err == nil && !plugin.ValidModuleName(o.editorModule) {
 				err = usagef("--editor-module must be a Lua module name such as rose.tools")
 			}
 		case "--quiet", "-q":
@@ -178,20 +180,4 @@ func parseEditorTimeout(v string) (float64, error) {
 		return 0, usagef("--editor-timeout must be between 0.1 and 660 seconds")
 	}
 	return f, nil
-}
-
-// validModuleName accepts dotted Lua module names (letters, digits, '_',
-// '-' and '.'), so the name can never carry Lua code.
-func validModuleName(s string) bool {
-	if s == "" || len(s) > 128 || s[0] == '.' || s[len(s)-1] == '.' {
-		return false
-	}
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-', r == '.':
-		default:
-			return false
-		}
-	}
-	return !strings.Contains(s, "..")
 }

@@ -35,9 +35,6 @@ func TestParseArgs(t *testing.T) {
 			if want.editorTimeout == 0 {
 				want.editorTimeout = 120
 			}
-			if want.editorModule == "" {
-				want.editorModule = "rose.tools"
-			}
 			if diff := cmp.Diff(want, *got, cmp.AllowUnexported(options{})); diff != "" {
 				t.Errorf("parseArgs(%q) mismatch (-want +got):\n%s", tc.argv, diff)
 			}

@@ -49,6 +49,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdServe(ctx, e)
 	case "", "tui":
 		return cmdTUI(ctx, e)
+	case "nvim":
+		return cmdNvim(ctx, e)
 	}
 	var (
 		rep    any

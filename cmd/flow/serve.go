@@ -7,6 +7,7 @@ import (
 	"os"
 
 	flowmcp "flow/mcp"
+	"flow/plugin"
 	"flow/runtime/agent"
 	"flow/runtime/report"
 )
@@ -31,7 +32,28 @@ func cmdServe(ctx context.Context, e *env) int {
 		return exitUsage
 	}
 	defer closeLog()
-	srv := flowmcp.NewServer(serviceRuntime{rt.svc}, flowmcp.Options{Version: flowVersion(), Logger: logger})
+	svc := rt.svc
+	if e.opts.nvim != "" {
+		// The editor bridge to a private Neovim socket (Rose): every file
+		// read and write goes through the editor. A socket that is not
+		// private, not a socket, or does not answer within the editor
+		// timeout is refused at start — never a silent fall back to disk.
+		module := e.opts.editorModule
+		if module == "" {
+			module = "rose.tools"
+		}
+		env, v, err := plugin.AttachSocket(e.opts.nvim, rt.disk, rt.cfg.Trusted, module, editorTimeout(e))
+		if err != nil {
+			fmt.Fprintf(e.stderr, "flow: --nvim %s: %s\n", e.opts.nvim, err)
+			return exitUsage
+		}
+		defer v.Close()
+		svc = agent.NewService(rt.cfg, env.ServiceOptions(rt.serviceOptions()))
+	} else if e.opts.editorModule != "" {
+		fmt.Fprintln(e.stderr, "flow: --editor-module needs --nvim")
+		return exitUsage
+	}
+	srv := flowmcp.NewServer(serviceRuntime{svc}, flowmcp.Options{Version: flowVersion(), Logger: logger})
 	err = srv.Serve(ctx, e.stdin, e.stdout)
 	if ctx.Err() != nil {
 		fmt.Fprintln(e.stderr, interruptedMessage)

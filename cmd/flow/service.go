@@ -13,14 +13,25 @@ import (
 
 // workspaceRuntime is one command's runtime over the configured workspace.
 type workspaceRuntime struct {
-	cfg     *config.Config
-	disk    *bufferfs.Disk
-	backend *ollama.Client
-	svc     *agent.Service
+	cfg      *config.Config
+	disk     *bufferfs.Disk
+	backend  *ollama.Client
+	store    *journal.Store // nil when the journal could not be opened
+	warnings []string
+	svc      *agent.Service // over the disk; front ends with an editor build their own
 }
 
 // Close releases the workspace.
 func (w *workspaceRuntime) Close() { w.disk.Close() }
+
+// serviceOptions are the runtime service's collaborators over the disk; an
+// editor attachment replaces the file system and adds its tools.
+func (w *workspaceRuntime) serviceOptions() agent.ServiceOptions {
+	return agent.ServiceOptions{
+		FS: w.disk, Backend: w.backend, Catalog: w.backend, Store: w.store,
+		Version: flowVersion(), FileIO: w.disk.Mode(), Warnings: w.warnings,
+	}
+}
 
 // openRuntime loads the configuration and builds the runtime service. With
 // writable set, the workspace is opened for writing even without --trusted
@@ -34,26 +45,23 @@ func openRuntime(e *env, writable bool) (*workspaceRuntime, error) {
 	if err != nil {
 		return nil, err
 	}
-	var warnings []string
-	store, err := openJournal(e, cfg)
+	w := &workspaceRuntime{cfg: cfg, backend: backend}
+	w.store, err = openJournal(e, cfg)
 	if err != nil {
-		warnings = append(warnings, fmt.Sprintf("write journal unavailable (undo and history are off): %v", err))
+		w.warnings = append(w.warnings, fmt.Sprintf("write journal unavailable (undo and history are off): %v", err))
 	}
 	protected := cfg.Protected()
-	if store != nil {
+	if w.store != nil {
 		// The journal must stay out of the model's reach even when the
 		// state directory lies inside the workspace (a workspace at $HOME).
-		protected = append(protected, store.Dir())
+		protected = append(protected, w.store.Dir())
 	}
-	disk, err := bufferfs.NewDisk(cfg.Workspace, bufferfs.DiskOptions{Trusted: cfg.Trusted || writable, Protected: protected})
+	w.disk, err = bufferfs.NewDisk(cfg.Workspace, bufferfs.DiskOptions{Trusted: cfg.Trusted || writable, Protected: protected})
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", cfg.Workspace, err)
 	}
-	svc := agent.NewService(cfg, agent.ServiceOptions{
-		FS: disk, Backend: backend, Catalog: backend, Store: store,
-		Version: flowVersion(), FileIO: disk.Mode(), Warnings: warnings,
-	})
-	return &workspaceRuntime{cfg: cfg, disk: disk, backend: backend, svc: svc}, nil
+	w.svc = agent.NewService(cfg, w.serviceOptions())
+	return w, nil
 }
 
 // newBackend builds the model client; it never contacts the server.

@@ -111,19 +111,54 @@ local function check_binary(r, config)
   return true
 end
 
--- Renders one doctor probe.
-local function render_probe(r, p)
-  if type(p) ~= "table" then
-    return
-  end
-  local text = tostring(p.name or p.check or "probe") .. ": " .. tostring(p.message or p.detail or p.error or p.status)
-  local s = p.status
-  if s == "ok" then
+-- Reports one doctor finding: ok, a warning, or an error.
+local function render(r, status, text, advice)
+  if status == "ok" then
     r.ok(text)
-  elseif s == "warning" or s == "warn" or s == "unverified" or s == "unavailable" then
-    r.warn(text)
+  elseif status == "warning" or status == "unverified" then
+    r.warn(text, advice)
   else
-    r.error(text)
+    r.error(text, advice)
+  end
+end
+
+-- Renders `flow doctor`'s report: backend, each role's model, each check's
+-- executable.
+local function render_doctor(r, report)
+  local b = type(report.backend) == "table" and report.backend or {}
+  local where = tostring(b.base_url or "?") .. " (" .. tostring(b.api or "native") .. ")"
+  if b.status == "ok" then
+    r.ok("backend " .. where .. " reachable" .. (b.version and (", version " .. tostring(b.version)) or ""))
+  else
+    render(r, b.status or "error", "backend " .. where .. ": " .. tostring(b.error or b.status), {
+      "start Ollama (`ollama serve`) or fix ollama.base_url in the configuration",
+    })
+  end
+  for _, m in ipairs(type(report.models) == "table" and report.models or {}) do
+    local roles = type(m.roles) == "table" and table.concat(m.roles, ", ") or "?"
+    local text = "model " .. tostring(m.model) .. " (" .. roles .. ")"
+    if m.status == "ok" then
+      r.ok(text .. ": present, can call tools")
+    else
+      render(r, m.status or "error", text .. ": " .. tostring(m.error or m.status), {
+        "pull it with `ollama pull " .. tostring(m.model) .. "` or pick a tool-capable model",
+      })
+    end
+  end
+  local checks = type(report.checks) == "table" and report.checks or {}
+  if #checks == 0 then
+    r.warn("no checks configured: runs can never be verified", { "add [checks.NAME] tables to the configuration" })
+  end
+  for _, c in ipairs(checks) do
+    local text = "check " .. tostring(c.name) .. ": " .. tostring(c.executable)
+    if c.status == "ok" then
+      r.ok(text .. " (" .. tostring(c.path) .. ")")
+    else
+      render(r, c.status or "error", text .. ": " .. tostring(c.error or c.status))
+    end
+  end
+  for _, w in ipairs(type(report.warnings) == "table" and report.warnings or {}) do
+    r.warn(tostring(w))
   end
 end
 
@@ -152,14 +187,7 @@ local function check_doctor(r, config)
     end
     return
   end
-  local probes = report.checks or report.probes
-  if type(probes) == "table" and #probes > 0 then
-    for _, p in ipairs(probes) do
-      render_probe(r, p)
-    end
-  else
-    render_probe(r, { name = "doctor", status = report.status, message = report.error or report.status })
-  end
+  render_doctor(r, report)
 end
 
 --- The :checkhealth entry point.
