@@ -8,7 +8,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1
 LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 5s
 
-.PHONY: help build install test test-race fuzz lint fmt check bench demo clean
+.PHONY: help build install test test-race test-nvim test-mcp fuzz lint fmt check bench demo clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -26,6 +26,12 @@ test: ## the whole test suite, then a short run of every fuzz target
 
 test-race: ## the test suite under the race detector
 	$(GO) test -race -count=1 ./...
+
+test-nvim: ## the Neovim tests only, against a real nvim (required)
+	FLOW_TEST_NVIM=required $(GO) test -count=1 ./plugin/... ./bufferfs/... ./cmd/flow -run 'Nvim|Neovim|Editor|Plugin|Tools|Bridge|Socket|Help|Health|Flow'
+
+test-mcp: ## the MCP server tests only (in process and over a real flow serve)
+	$(GO) test -count=1 ./mcp/... ./cmd/flow -run 'Serve|MCP|TypeScript|Golden|Session'
 
 fuzz: ## run each fuzz target for FUZZTIME (default 5s)
 	$(GO) test -run='^$$' -fuzz='^FuzzValidPath$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./bufferfs
