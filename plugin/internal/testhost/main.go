@@ -1,9 +1,9 @@
 // Command testhost is a stand-in for `flow` in the Neovim plugin tests: its
 // `nvim` subcommand serves the real host (plugin.ServeHost) over a fake
 // runtime that writes files through the buffer-aware file system it is
-// given, so :FlowBuild exercises the editor path for real; `version` and
-// `doctor` answer like flow's. The tests build it into a temporary
-// directory.
+// given, so :FlowBuild exercises the editor path for real; `version`
+// answers like flow's. The tests build it into a temporary directory.
+// (:checkhealth is tested against the real flow binary in cmd/flow.)
 //
 // Tasks the fake runtime understands: "write PATH WORDS..." writes WORDS
 // and a newline to PATH; "wait" blocks until cancelled; "panic" panics;
@@ -12,7 +12,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -59,19 +58,6 @@ func run(args []string) int {
 	switch cmd {
 	case "version":
 		fmt.Println("flow " + version)
-		return 0
-	case "doctor":
-		if os.Getenv("FLOW_TESTHOST_NO_DOCTOR") != "" {
-			fmt.Fprintln(os.Stderr, "flow: unknown command \"doctor\"")
-			return 2
-		}
-		json.NewEncoder(os.Stdout).Encode(map[string]any{
-			"status": "ok",
-			"checks": []map[string]any{
-				{"name": "backend", "status": "ok", "message": "fake backend reachable"},
-				{"name": "check tests", "status": "warning", "message": "go not on PATH"},
-			},
-		})
 		return 0
 	case "nvim":
 		return serve(workspace, trusted)

@@ -1,0 +1,471 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/neovim/go-client/nvim"
+
+	"flow/plugin/nvimtest"
+	"flow/runtime/model/ollamatest"
+)
+
+// End-to-end tests of the Neovim plugin against the real flow binary: a
+// real headless Neovim (plugin/nvimtest) whose plugin starts `flow nvim`
+// (flowBin) against the scripted fake Ollama.
+
+// nvimSession is a headless Neovim in a workspace whose flow plugin starts
+// the real flow binary with an operator configuration.
+type nvimSession struct {
+	t   *testing.T
+	v   *nvim.Nvim
+	ws  string
+	log string
+}
+
+// startNvim starts Neovim in ws with flow set up (trusted) to run flowBin
+// with the configuration cfg; the flow log is shown when the test fails.
+func startNvim(t *testing.T, ws, cfg string) *nvimSession {
+	t.Helper()
+	s := &nvimSession{t: t, ws: ws, log: filepath.Join(t.TempDir(), "flow.log")}
+	s.v = nvimtest.New(t, nvimtest.Options{Dir: ws})
+	s.lua(`require('flow').setup({ cmd = { (select(1, ...)) }, config = select(2, ...), trusted = true,
+		log_file = select(3, ...), notify = false })`, flowBin, cfg, s.log)
+	t.Cleanup(func() {
+		if t.Failed() {
+			data, _ := os.ReadFile(s.log)
+			t.Logf("flow log:\n%s", data)
+		}
+	})
+	return s
+}
+
+// lua evaluates code in Neovim and returns its result.
+func (s *nvimSession) lua(code string, args ...any) any {
+	s.t.Helper()
+	return nvimtest.Exec(s.t, s.v, code, args...)
+}
+
+// waitLua polls the Lua expression until it is truthy and returns its
+// value, failing after 20 s.
+func (s *nvimSession) waitLua(expr string, args ...any) any {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if out := s.lua("return "+expr, args...); out != nil && out != false {
+			return out
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out waiting for %s", expr)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// command runs an Ex command that reports through last_report (:FlowBuild,
+// :FlowCheck) and returns the report once it arrives.
+func (s *nvimSession) command(cmd string) map[string]any {
+	s.t.Helper()
+	s.lua("require('flow').last_report = nil; vim.cmd(...)", cmd)
+	return s.waitLua("require('flow').last_report").(map[string]any)
+}
+
+// lines returns the lines of the buffer of path.
+func (s *nvimSession) lines(path string) string {
+	s.t.Helper()
+	out := s.lua("return vim.api.nvim_buf_get_lines(vim.fn.bufnr(...), 0, -1, false)", path)
+	var l []string
+	for _, x := range out.([]any) {
+		l = append(l, x.(string))
+	}
+	return strings.Join(l, "\n")
+}
+
+// modified reports 'modified' of the buffer of path.
+func (s *nvimSession) modified(path string) bool {
+	s.t.Helper()
+	return s.lua("return vim.api.nvim_buf_get_option(vim.fn.bufnr(...), 'modified')", path) == true
+}
+
+// nvimConfig writes an operator configuration for ws with one cycle and a
+// lint check for Go files running argv.
+func nvimConfig(t *testing.T, ws, url string, argv ...string) string {
+	t.Helper()
+	var q []string
+	for _, a := range argv {
+		q = append(q, tomlString(a))
+	}
+	return writeFile(t, t.TempDir(), "ops.toml", `workspace_dir = `+tomlString(ws)+`
+[ollama]
+base_url = `+tomlString(url)+`
+[agent]
+max_cycles = 1
+[checks.lint]
+cmd = [`+strings.Join(q, ", ")+`]
+kind = "lint"
+filetypes = ["go"]
+`)
+}
+
+// goWorkspace is a workspace holding a.go.
+func goWorkspace(t *testing.T) string {
+	t.Helper()
+	ws := workspace(t)
+	writeFile(t, ws, "a.go", oldGo)
+	return ws
+}
+
+const (
+	oldGo = "package a\n\nfunc Old() {}\n"
+	newGo = "package a\n\nfunc New() {}\n"
+)
+
+// lintGrep is a check that passes while a.go is a Go file.
+var lintGrep = []string{"grep", "-q", "package", "a.go"}
+
+// chats returns the chat requests the fake model received.
+func chats(srv *ollamatest.Server) []ollamatest.Recorded {
+	var out []ollamatest.Recorded
+	for _, r := range srv.Requests() {
+		if r.Path == "/api/chat" || r.Path == "/v1/chat/completions" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// waitChats waits (bounded) until the fake model got n chat requests.
+func waitChats(t *testing.T, srv *ollamatest.Server, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(chats(srv)) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the fake model got %d chat requests, want %d", len(chats(srv)), n)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// toolResultByID returns the content of the tool result with id in any chat
+// request, or "" when there is none.
+func toolResultByID(t *testing.T, srv *ollamatest.Server, id string) string {
+	t.Helper()
+	for _, r := range chats(srv) {
+		for _, res := range toolResults(t, r.Body) {
+			if res.id == id {
+				return res.content
+			}
+		}
+	}
+	return ""
+}
+
+// verification returns the verification object of a run report.
+func verification(rep map[string]any) map[string]any {
+	v, _ := rep["verification"].(map[string]any)
+	return v
+}
+
+// buildScript is the model's side of one cycle: a plan, a coder turn making
+// calls, the coder's summary and the reviewer's approval.
+func buildScript(calls ...ollamatest.Call) []ollamatest.Turn {
+	return []ollamatest.Turn{
+		{Content: "Plan: change a.go."},
+		{ToolCalls: calls},
+		{Content: "Done."},
+		{Content: approve},
+	}
+}
+
+// TestNvimFlowBuildRewritesOpenBuffer: :FlowBuild edits a.go while it is
+// loaded and unmodified: the run verifies, the buffer shows the new text,
+// is unmodified, and `u` restores the old text.
+func TestNvimFlowBuildRewritesOpenBuffer(t *testing.T) {
+	t.Parallel()
+	ws := goWorkspace(t)
+	srv := ollamatest.New(t, buildScript(call("e1", "file_edit", map[string]any{
+		"path": "a.go", "old_string": "func Old() {}", "new_string": "func New() {}"}))...)
+	s := startNvim(t, ws, nvimConfig(t, ws, srv.URL, lintGrep...))
+	s.lua("vim.cmd('edit a.go')")
+
+	rep := s.command("FlowBuild fix a.go")
+	if rep["status"] != "ok" || rep["verified"] != true || verification(rep)["status"] != "ok" {
+		t.Fatalf(":FlowBuild report = %v, want ok and verified", rep)
+	}
+	if fmt.Sprint(rep["changed_files"]) != "[a.go]" || rep["task"] != "fix a.go" {
+		t.Errorf("report changed_files/task = %v/%v, want [a.go]/fix a.go", rep["changed_files"], rep["task"])
+	}
+	if got := readAll(t, ws, "a.go"); got != newGo {
+		t.Errorf("a.go on disk = %q, want %q", got, newGo)
+	}
+	if got := s.lines("a.go"); got != strings.TrimSuffix(newGo, "\n") {
+		t.Errorf("a.go buffer = %q, want the new text", got)
+	}
+	if s.modified("a.go") {
+		t.Error("a.go buffer is modified after flow wrote it")
+	}
+	s.lua("vim.api.nvim_buf_call(vim.fn.bufnr(...), function() vim.cmd('silent normal! u') end)", "a.go")
+	if got := s.lines("a.go"); got != strings.TrimSuffix(oldGo, "\n") {
+		t.Errorf("a.go buffer after u = %q, want the old text", got)
+	}
+}
+
+// TestNvimFlowBuildRefusesUnsavedBuffer: a write to a file whose buffer has
+// unsaved changes is refused with an error the model sees; buffer and disk
+// stay as they were and the run does not verify.
+func TestNvimFlowBuildRefusesUnsavedBuffer(t *testing.T) {
+	t.Parallel()
+	ws := goWorkspace(t)
+	srv := ollamatest.New(t, buildScript(write("w1", "a.go", newGo))...)
+	s := startNvim(t, ws, nvimConfig(t, ws, srv.URL, lintGrep...))
+	s.lua("vim.cmd('edit a.go'); vim.api.nvim_buf_set_lines(0, 2, 3, false, {'func Mine() {}'})")
+
+	rep := s.command("FlowBuild rewrite a.go")
+	// The checks never run over the unsaved buffer: the verification is
+	// stale, asking to save.
+	if v := verification(rep); rep["verified"] != false || v["status"] != "stale" || !strings.Contains(fmt.Sprint(v["reason"]), "save") {
+		t.Errorf(":FlowBuild over an unsaved buffer = verified %v, verification %v; want not verified, stale", rep["verified"], v)
+	}
+	if fmt.Sprint(rep["changed_files"]) != "[]" {
+		t.Errorf("changed_files = %v, want none", rep["changed_files"])
+	}
+	if res := toolResultByID(t, srv, "w1"); !strings.Contains(res, `"status":"error"`) || !strings.Contains(res, "unsaved changes") {
+		t.Errorf("tool result of the refused write = %q, want an error about unsaved changes", res)
+	}
+	if got := readAll(t, ws, "a.go"); got != oldGo {
+		t.Errorf("a.go on disk = %q, want unchanged", got)
+	}
+	if got := s.lines("a.go"); got != "package a\n\nfunc Mine() {}" || !s.modified("a.go") {
+		t.Errorf("a.go buffer = %q (modified %v), want the user's unsaved text", got, s.modified("a.go"))
+	}
+}
+
+// TestNvimBufferChangedDuringReviewIsStale: the user edits a changed file's
+// buffer while the reviewer works; the verification becomes stale.
+func TestNvimBufferChangedDuringReviewIsStale(t *testing.T) {
+	t.Parallel()
+	ws := goWorkspace(t)
+	turns := buildScript(write("w1", "a.go", newGo))
+	turns[3].Delay = 2 * time.Second
+	srv := ollamatest.New(t, turns...)
+	s := startNvim(t, ws, nvimConfig(t, ws, srv.URL, lintGrep...))
+	s.lua("vim.cmd('edit a.go')")
+
+	s.lua("require('flow').last_report = nil; vim.cmd('FlowBuild add New')")
+	waitChats(t, srv, 4) // the reviewer's request: verification is done
+	if got := s.lines("a.go"); got != strings.TrimSuffix(newGo, "\n") {
+		t.Fatalf("a.go buffer before review ends = %q, want flow's text", got)
+	}
+	s.lua("vim.api.nvim_buf_set_lines(vim.fn.bufnr(...), 0, 0, false, {'// user edit'})", "a.go")
+	rep := s.waitLua("require('flow').last_report").(map[string]any)
+	if v := verification(rep); rep["verified"] != false || v["status"] != "stale" || v["verified"] != false {
+		t.Errorf("report after an edit during review = verified %v, verification %v; want stale", rep["verified"], v)
+	}
+	if hist, _ := rep["verification_history"].([]any); len(hist) != 1 || hist[0].(map[string]any)["status"] != "stale" {
+		t.Errorf("verification_history = %v, want one stale entry", rep["verification_history"])
+	}
+}
+
+// TestNvimFlowCheckDirtyBufferIsStale: :FlowCheck with unsaved buffers runs
+// nothing and reports stale, asking to save.
+func TestNvimFlowCheckDirtyBufferIsStale(t *testing.T) {
+	t.Parallel()
+	ws := goWorkspace(t)
+	s := startNvim(t, ws, nvimConfig(t, ws, "http://127.0.0.1:1", "touch", "check-ran"))
+	s.lua("vim.cmd('edit a.go'); vim.api.nvim_buf_set_lines(0, 0, 0, false, {'// unsaved'})")
+
+	rep := s.command("FlowCheck")
+	if rep["status"] != "stale" || rep["verified"] != false || !strings.Contains(fmt.Sprint(rep["reason"]), "save") {
+		t.Errorf(":FlowCheck with a dirty buffer = %v, want stale with a reason to save", rep)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "check-ran")); err == nil {
+		t.Error("the check ran although a buffer was unsaved")
+	}
+	// Once saved, the same check runs (so the marker proves something).
+	s.lua("vim.cmd('write')")
+	if rep := s.command("FlowCheck lint"); rep["status"] != "ok" || rep["verified"] != true {
+		t.Errorf(":FlowCheck lint after :write = %v, want ok", rep)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "check-ran")); err != nil {
+		t.Errorf("the check did not run after :write: %v", err)
+	}
+}
+
+// TestNvimFlowStopAndHostRestart: :FlowStop cancels a run waiting on the
+// model; the same host then runs a second build; after the host is killed
+// the next request starts a new one.
+func TestNvimFlowStopAndHostRestart(t *testing.T) {
+	t.Parallel()
+	ws := goWorkspace(t)
+	srv := ollamatest.New(t, ollamatest.Turn{Content: "never", Delay: time.Minute})
+	s := startNvim(t, ws, nvimConfig(t, ws, srv.URL, lintGrep...))
+
+	s.lua("require('flow').last_report = nil; vim.cmd('FlowBuild slow task')")
+	waitChats(t, srv, 1)
+	pid := int(asInt(s.lua("return require('flow.rpc').pid()")))
+	s.lua("vim.cmd('FlowStop')")
+	rep := s.waitLua("require('flow').last_report").(map[string]any)
+	if rep["status"] != "cancelled" || rep["verified"] != false {
+		t.Fatalf("report after :FlowStop = %v, want cancelled", rep)
+	}
+
+	srv.Enqueue(buildScript(write("w1", "a.go", newGo))...)
+	rep = s.command("FlowBuild add New")
+	if rep["status"] != "ok" || rep["verified"] != true {
+		t.Errorf("second :FlowBuild = %v, want ok and verified", rep)
+	}
+	if p := int(asInt(s.lua("return require('flow.rpc').pid()"))); pid <= 0 || p != pid {
+		t.Errorf("host pid = %d after the second build, want the same host %d", p, pid)
+	}
+
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	s.waitLua("require('flow.rpc').channel() == nil")
+	s.lua("_G.flow_status = nil; require('flow').status({ on_done = function(r) _G.flow_status = r end })")
+	st := s.waitLua("_G.flow_status").(map[string]any)
+	if st["status"] != "ok" || st["workspace"] != ws || st["trusted"] != true {
+		t.Errorf("status after the host was killed = %v, want ok from a new host", st)
+	}
+	if p := int(asInt(s.lua("return require('flow.rpc').pid()"))); p <= 0 || p == pid {
+		t.Errorf("host pid after restart = %d, want a new process (old %d)", p, pid)
+	}
+}
+
+// TestNvimEditorToolsReachTheModel: the planner calls editor_diagnostics
+// and editor_context; their results (a diagnostic set in Neovim and the
+// freshness fields) reach the model.
+func TestNvimEditorToolsReachTheModel(t *testing.T) {
+	t.Parallel()
+	ws := goWorkspace(t)
+	srv := ollamatest.New(t,
+		ollamatest.Turn{ToolCalls: []ollamatest.Call{
+			call("d1", "editor_diagnostics", map[string]any{"path": "a.go"}),
+			call("x1", "editor_context", map[string]any{}),
+		}},
+		ollamatest.Turn{Content: "Plan: nothing to change."},
+		ollamatest.Turn{Content: "Nothing to do."},
+		ollamatest.Turn{Content: approve},
+	)
+	s := startNvim(t, ws, nvimConfig(t, ws, srv.URL, lintGrep...))
+	s.lua(`vim.cmd('edit a.go')
+		local ns = vim.api.nvim_create_namespace('flow_e2e')
+		vim.diagnostic.set(ns, vim.fn.bufnr('a.go'), {{ lnum = 0, col = 0,
+			severity = vim.diagnostic.severity.ERROR, message = 'boom from test' }})`)
+
+	rep := s.command("FlowBuild look at the diagnostics")
+	if rep["status"] == "error" {
+		t.Fatalf(":FlowBuild = %v", rep)
+	}
+	reqs := chats(srv)
+	if len(reqs) < 2 {
+		t.Fatalf("chat requests = %d, want at least 2", len(reqs))
+	}
+	// Every role (planner, coder, reviewer) is offered flow.tools' read-only
+	// editor tools once each, after the built-in tools; the editor's own
+	// file_* tools are not offered twice.
+	for i, r := range reqs {
+		var names, editor []string
+		for _, tool := range r.Body["tools"].([]any) {
+			fn, _ := tool.(map[string]any)["function"].(map[string]any)
+			name, _ := fn["name"].(string)
+			if slices.Contains(names, name) {
+				t.Errorf("request %d offers %s twice", i, name)
+			}
+			names = append(names, name)
+			if strings.HasPrefix(name, "editor_") {
+				editor = append(editor, name)
+			}
+		}
+		if got := strings.Join(editor, ","); got != "editor_context,editor_diagnostics,editor_symbols,editor_references" {
+			t.Errorf("request %d offers editor tools %s, want flow.tools' four read-only tools", i, got)
+		}
+	}
+	if diag := toolResultByID(t, srv, "d1"); !strings.Contains(diag, `"message":"boom from test"`) || !strings.Contains(diag, `"severity_name":"error"`) {
+		t.Errorf("editor_diagnostics result = %q, want the diagnostic set in Neovim", diag)
+	}
+	ctx := toolResultByID(t, srv, "x1")
+	for _, want := range []string{`"status":"ok"`, `"workspace_snapshot_version":1`, `"dirty_buffers"`, `"workspace_snapshot"`, `"a.go"`, `"workspace":` + mustJSON(ws)} {
+		if !strings.Contains(ctx, want) {
+			t.Errorf("editor_context result lacks %s:\n%s", want, ctx)
+		}
+	}
+}
+
+// TestNvimCheckHealth: :checkhealth flow with the real binary reports OK
+// for the binary, its version, the backend, the model and the check; a
+// missing binary is an error.
+func TestNvimCheckHealth(t *testing.T) {
+	t.Parallel()
+	ws := goWorkspace(t)
+	srv := ollamatest.New(t)
+	srv.SetModels("coder:7b")
+	srv.SetCapabilities("coder:7b", "completion", "tools")
+	cfg := writeFile(t, t.TempDir(), "ops.toml", `workspace_dir = `+tomlString(ws)+`
+[ollama]
+base_url = `+tomlString(srv.URL)+`
+model = "coder:7b"
+[checks.lint]
+cmd = ["grep", "-q", "package", "a.go"]
+`)
+	v := nvimtest.New(t, nvimtest.Options{Dir: ws})
+	health := func(cmd string) string {
+		t.Helper()
+		nvimtest.Exec(t, v, "require('flow').setup({ cmd = { (select(1, ...)) }, config = select(2, ...) })", cmd, cfg)
+		nvimtest.Exec(t, v, "vim.cmd('checkhealth flow')")
+		out := nvimtest.Exec(t, v, "return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\\n')").(string)
+		nvimtest.Exec(t, v, "vim.cmd('bwipeout!')")
+		return out
+	}
+	grep, err := exec.LookPath("grep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := health(flowBin)
+	for _, want := range []string{"OK: Neovim 0.", "OK: setup() options are valid", "OK: configuration file: " + cfg,
+		"OK: binary: " + flowBin, "OK: version: ", "OK: backend " + srv.URL, "reachable",
+		"OK: model coder:7b (planner, coder, reviewer): present, can call tools",
+		"OK: check lint: grep (" + grep + ")", "INFO: log file: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("checkhealth flow =\n%s\nwant a line containing %q", out, want)
+		}
+	}
+	if strings.Contains(out, "ERROR") {
+		t.Errorf("checkhealth flow with a working set-up has errors:\n%s", out)
+	}
+
+	out = health("/nonexistent/flow")
+	if !strings.Contains(out, "ERROR: flow binary not found or not executable: /nonexistent/flow") {
+		t.Errorf("checkhealth flow with a missing binary =\n%s\nwant an error", out)
+	}
+}
+
+// readAll returns the content of ws/name.
+func readAll(t *testing.T, ws, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(ws, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// asInt converts a decoded msgpack number.
+func asInt(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case uint64:
+		return int64(x)
+	case float64:
+		return int64(x)
+	}
+	return -1
+}
