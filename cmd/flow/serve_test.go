@@ -150,7 +150,19 @@ kind = "lint"
 	if r, _ := p.recvID(3); errorCode(r) != -32602 {
 		t.Errorf("initialize without clientInfo = %v, want -32602", r)
 	}
-	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"protocolVersion":[],"capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+	if r, _ := p.recvID(9); errorCode(r) != -32602 {
+		t.Errorf("initialize with an unhashable version = %v, want -32602 with id 9", r)
+	}
+	p.send(`{"jsonrpc":"2.0","id":15,"method":"ping","params":{"x":NaN}}`)
+	if r := p.recv(); errorCode(r) != -32700 || r["id"] != nil {
+		t.Errorf("NaN in a request = %v, want -32700 with a null id", r)
+	}
+	p.send(`{"jsonrpc":"2.0","id":11,"method":"initialize","params":{"protocolVersion":"2099-01-01","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+	if r, _ := p.recvID(11); r["result"].(map[string]any)["protocolVersion"] != "2025-11-25" {
+		t.Errorf("initialize with an unknown version = %v, want 2025-11-25", r)
+	}
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	p.send(`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
 	if r, _ := p.recvID(4); errorCode(r) != -32600 {
 		t.Errorf("second initialize = %v, want -32600", r)
