@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"flow/runtime/model/ollamatest"
 )
 
 // flowBin is the flow binary built once for the subprocess tests.
@@ -87,4 +89,33 @@ func writeFile(t *testing.T, dir, name, content string) string {
 func tomlString(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 	return `"` + r.Replace(s) + `"`
+}
+
+// addAScript is the smallest verified run: a workspace with a.go, a fake
+// model whose planner plans, whose coder writes func A into a.go and whose
+// reviewer approves (then the extra turns), and an operator configuration
+// with one cycle and a lint check running lint (an argv in TOML) over .go
+// files.
+func addAScript(t *testing.T, lint string, extra ...ollamatest.Turn) (ws string, srv *ollamatest.Server, cfg string) {
+	t.Helper()
+	ws = workspace(t)
+	writeFile(t, ws, "a.go", "package a\n")
+	turns := []ollamatest.Turn{
+		{Content: "Plan: add A."},
+		{ToolCalls: []ollamatest.Call{call("c1", "file_write", map[string]any{"path": "a.go", "content": "package a\n\nfunc A() {}\n"})}},
+		{Content: "Done.\nprinted by the model"},
+		{Content: approve},
+	}
+	srv = ollamatest.New(t, append(turns, extra...)...)
+	cfg = writeFile(t, t.TempDir(), "ops.toml", `workspace_dir = `+tomlString(ws)+`
+[ollama]
+base_url = `+tomlString(srv.URL)+`
+[agent]
+max_cycles = 1
+[checks.lint]
+cmd = `+lint+`
+kind = "lint"
+filetypes = ["go"]
+`)
+	return ws, srv, cfg
 }

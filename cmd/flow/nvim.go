@@ -21,18 +21,12 @@ func cmdNvim(ctx context.Context, e *env) int {
 		return exitUsage
 	}
 	defer out.Close()
-	rt, err := openRuntime(e, false)
+	rt, logger, closeAll, err := openServer(e)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "flow: %s\n", err)
 		return exitUsage
 	}
-	defer rt.Close()
-	logger, closeLog, err := serveLogger(e)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "flow: %s\n", err)
-		return exitUsage
-	}
-	defer closeLog()
+	defer closeAll()
 	module := e.opts.editorModule
 	if module == "" {
 		module = plugin.DefaultModule

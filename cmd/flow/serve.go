@@ -20,18 +20,12 @@ import (
 // first, through the cancelled context), 2 for a configuration error, 1 for
 // an input error.
 func cmdServe(ctx context.Context, e *env) int {
-	rt, err := openRuntime(e, false)
+	rt, logger, closeAll, err := openServer(e)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "flow: %s\n", err)
 		return exitUsage
 	}
-	defer rt.Close()
-	logger, closeLog, err := serveLogger(e)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "flow: %s\n", err)
-		return exitUsage
-	}
-	defer closeLog()
+	defer closeAll()
 	svc := rt.svc
 	if e.opts.nvim != "" {
 		// The editor bridge to a private Neovim socket (Rose): every file
@@ -64,6 +58,20 @@ func cmdServe(ctx context.Context, e *env) int {
 		return exitNotOK
 	}
 	return exitOK
+}
+
+// openServer opens the runtime and the log of a long-running front end
+// (serve, nvim); closeAll releases both.
+func openServer(e *env) (rt *workspaceRuntime, logger *slog.Logger, closeAll func(), err error) {
+	if rt, err = openRuntime(e, false); err != nil {
+		return nil, nil, nil, err
+	}
+	logger, closeLog, err := serveLogger(e)
+	if err != nil {
+		rt.Close()
+		return nil, nil, nil, err
+	}
+	return rt, logger, func() { closeLog(); rt.Close() }, nil
 }
 
 // serveLogger returns the server's logger and a function that closes it.

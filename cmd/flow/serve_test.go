@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"flow/runtime/model/ollamatest"
 )
 
 // mcpProc is a `flow serve` subprocess driven over its stdio.
@@ -278,24 +276,7 @@ func TestServeOversizedFrame(t *testing.T) {
 // after, and the model's and checks' output never reaches stdout raw.
 func TestServeRunWithProgress(t *testing.T) {
 	t.Parallel()
-	ws := workspace(t)
-	writeFile(t, ws, "a.go", "package a\n")
-	srv := ollamatest.New(t,
-		ollamatest.Turn{Content: "Plan: write a.go."},
-		ollamatest.Turn{ToolCalls: []ollamatest.Call{call("c1", "file_write", map[string]any{"path": "a.go", "content": "package a\n\nfunc A() {}\n"})}},
-		ollamatest.Turn{Content: "Done.\nprinted by the model"},
-		ollamatest.Turn{Content: approve},
-	)
-	cfg := writeFile(t, t.TempDir(), "ops.toml", `workspace_dir = `+tomlString(ws)+`
-[ollama]
-base_url = `+tomlString(srv.URL)+`
-[agent]
-max_cycles = 1
-[checks.lint]
-cmd = ["sh", "-c", "echo noise from the check on stdout; echo and on stderr >&2; grep -q func a.go"]
-kind = "lint"
-filetypes = ["go"]
-`)
+	ws, _, cfg := addAScript(t, `["sh", "-c", "echo noise from the check on stdout; echo and on stderr >&2; grep -q func a.go"]`)
 	p := startServe(t, ws, hermeticEnv(t), "--trusted", "-c", cfg)
 	p.initialize()
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flow_run","arguments":{"task":"add A"},"_meta":{"progressToken":"tok"}}}`)

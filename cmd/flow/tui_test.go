@@ -109,25 +109,7 @@ func checkExit(t *testing.T, dir, want string) {
 func TestTUIInTmux(t *testing.T) {
 	needTmux(t)
 	t.Parallel()
-	ws := workspace(t)
-	writeFile(t, ws, "a.go", "package a\n")
-	srv := ollamatest.New(t,
-		ollamatest.Turn{Content: "Plan: add A."},
-		ollamatest.Turn{ToolCalls: []ollamatest.Call{call("c1", "file_write", map[string]any{"path": "a.go", "content": "package a\n\nfunc A() {}\n"})}},
-		ollamatest.Turn{Content: "Done."},
-		ollamatest.Turn{Content: approve},
-		ollamatest.Turn{Content: "never", Delay: 2 * time.Minute},
-	)
-	cfg := writeFile(t, t.TempDir(), "ops.toml", `workspace_dir = `+tomlString(ws)+`
-[ollama]
-base_url = `+tomlString(srv.URL)+`
-[agent]
-max_cycles = 1
-[checks.lint]
-cmd = ["grep", "-q", "package", "a.go"]
-kind = "lint"
-filetypes = ["go"]
-`)
+	ws, srv, cfg := addAScript(t, `["grep", "-q", "package", "a.go"]`, ollamatest.Turn{Content: "never", Delay: 2 * time.Minute})
 	p, dir := startTUIPane(t, cfg)
 	p.waitText("trusted")
 	p.typeLine("/help")
@@ -187,24 +169,7 @@ cmd = ["sh", "-c", "(sleep 1; touch grandchild-wrote) & touch started; sleep 30"
 // task per line and answers each with one JSON object per line.
 func TestTUILineMode(t *testing.T) {
 	t.Parallel()
-	ws := workspace(t)
-	writeFile(t, ws, "a.go", "package a\n")
-	srv := ollamatest.New(t,
-		ollamatest.Turn{Content: "Plan: add A."},
-		ollamatest.Turn{ToolCalls: []ollamatest.Call{call("c1", "file_write", map[string]any{"path": "a.go", "content": "package a\n\nfunc A() {}\n"})}},
-		ollamatest.Turn{Content: "Done."},
-		ollamatest.Turn{Content: approve},
-	)
-	cfg := writeFile(t, t.TempDir(), "ops.toml", `workspace_dir = `+tomlString(ws)+`
-[ollama]
-base_url = `+tomlString(srv.URL)+`
-[agent]
-max_cycles = 1
-[checks.lint]
-cmd = ["grep", "-q", "package", "a.go"]
-kind = "lint"
-filetypes = ["go"]
-`)
+	ws, _, cfg := addAScript(t, `["grep", "-q", "package", "a.go"]`)
 	cmd := exec.Command(flowBin, "tui", "--trusted", "-c", cfg)
 	cmd.Env = hermeticEnv(t)
 	cmd.Stdin = strings.NewReader("/status\nadd A to a.go\n/bogus\n")
