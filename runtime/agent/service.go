@@ -138,7 +138,9 @@ func (s *Service) Run(ctx context.Context, task string, events func(Event)) repo
 
 	runID := journal.NewRunID(s.opts.Now())
 	var jr *journal.Run
-	if s.opts.Store != nil && cfg.Trusted {
+	// Every run is recorded, read-only ones too: its report becomes the
+	// workspace's history, and undo of a run that wrote nothing says so.
+	if s.opts.Store != nil {
 		if jr, err = s.opts.Store.Begin(runID, task); err != nil {
 			return report.Run{Status: report.StatusError, Task: task, RunID: runID, Workspace: cfg.Workspace,
 				Error: fmt.Sprintf("cannot start the write journal (undo): %v", err),

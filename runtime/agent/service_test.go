@@ -126,3 +126,23 @@ func TestServiceSetModel(t *testing.T) {
 		t.Errorf("ToolNames() = %s, want the trusted coder's tools", names)
 	}
 }
+
+func TestServiceRecordsReadOnlyRuns(t *testing.T) {
+	dir := workspace(t, map[string]string{"a.go": "package a\n"})
+	cfg := testConfig(dir)
+	cfg.Trusted = false
+	state := t.TempDir()
+	svc := newService(t, cfg, newScripted(t, say("plan: nothing to change")), state)
+	rep := svc.Run(t.Context(), "look around", nil)
+	if rep.Status != report.StatusUnverified || rep.Reason != ReasonReadOnly {
+		t.Fatalf("untrusted Run = %s %q, want unverified read-only", rep.Status, rep.Reason)
+	}
+	other := newService(t, cfg, newScripted(t), state)
+	last, _ := other.Status(t.Context()).LastReport.(map[string]any)
+	if last["run_id"] != rep.RunID {
+		t.Errorf("LastReport = %v, want the read-only run %s", last, rep.RunID)
+	}
+	if u := other.Undo(t.Context(), ""); u.Status != report.StatusOK || len(u.Restored)+len(u.Removed) != 0 {
+		t.Errorf("Undo of a read-only run = %+v, want ok with nothing to do", u)
+	}
+}
