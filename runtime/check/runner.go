@@ -90,10 +90,11 @@ func (r *Runner) Run(ctx context.Context, name string) report.CheckReport {
 			results = append(results, r.RunCheck(ctx, c))
 		} else {
 			results = append(results, report.CheckResult{
-				Name:   name,
-				Source: report.SourceCheck,
-				Status: report.StatusUnavailable,
-				Error:  msgUnknown,
+				Name:      name,
+				Source:    report.SourceCheck,
+				Filetypes: []string{},
+				Status:    report.StatusUnavailable,
+				Error:     msgUnknown,
 			})
 		}
 	}

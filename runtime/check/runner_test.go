@@ -170,10 +170,11 @@ func TestUnknownName(t *testing.T) {
 	r := newRunner(t, required("a", "true"))
 	rep := r.Run(t.Context(), "nope")
 	want := []report.CheckResult{{
-		Name:   "nope",
-		Source: "flow.check",
-		Status: "unavailable",
-		Error:  "No such configured check",
+		Name:      "nope",
+		Source:    "flow.check",
+		Filetypes: []string{},
+		Status:    "unavailable",
+		Error:     "No such configured check",
 	}}
 	if diff := cmp.Diff(want, rep.Checks); diff != "" {
 		t.Errorf("Run(nope) checks (-want +got):\n%s", diff)

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -34,6 +36,10 @@ func (c *Client) do(ctx context.Context, method, path string, body any) (*http.R
 	resp, err := c.http.Do(req)
 	if err != nil {
 		if ctx.Err() == nil {
+			if errors.Is(err, syscall.ECONNREFUSED) {
+				// The most common first-run problem: say what to do.
+				return nil, fmt.Errorf("ollama: %w (is the server running? start it with `ollama serve`, or set ollama.base_url)", err)
+			}
 			return nil, fmt.Errorf("ollama: %w", err) // *url.Error names method and URL
 		}
 		return nil, callError(ctx, op, err)
