@@ -63,18 +63,20 @@ func (p *tmuxPane) typeLine(text string) {
 }
 
 // startTUIPane starts `flow --trusted -c cfg` in a tmux pane. When flow
-// exits, the pane's shell writes its exit status to DIR/exit and the
-// terminal's settings to DIR/stty.
+// exits, the pane's shell writes the terminal's settings to DIR/stty and
+// then its exit status to DIR/exit (each renamed into place, so a file that
+// exists is complete).
 func startTUIPane(t *testing.T, cfg string) (*tmuxPane, string) {
 	t.Helper()
 	dir := t.TempDir()
 	p := &tmuxPane{t: t, socket: filepath.Join(dir, "tmux.sock")}
 	script := writeFile(t, dir, "run.sh", fmt.Sprintf(`#!/bin/sh
 %s --trusted -c %s
-echo "exit=$?" > %s/exit
-stty -a > %s/stty
+code=$?
+stty -a > %s/stty.tmp && mv %s/stty.tmp %s/stty
+echo "exit=$code" > %s/exit.tmp && mv %s/exit.tmp %s/exit
 sleep 600
-`, flowBin, cfg, dir, dir))
+`, flowBin, cfg, dir, dir, dir, dir, dir, dir))
 	os.Chmod(script, 0o755)
 	cmd := exec.Command("tmux", "-S", p.socket, "-f", "/dev/null", "new-session", "-d", "-s", "flow", "-x", "140", "-y", "45", script)
 	cmd.Env = hermeticEnv(t, "TERM=xterm-256color")
