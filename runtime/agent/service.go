@@ -19,6 +19,9 @@ import (
 	"flow/runtime/verify"
 )
 
+// statusEditorTimeout bounds the editor probe of a status report.
+const statusEditorTimeout = 5 * time.Second
+
 // ServiceOptions are the collaborators of a [Service].
 type ServiceOptions struct {
 	// FS is the workspace file system: a bufferfs.Disk, or the buffer-aware
@@ -232,7 +235,11 @@ func (s *Service) Status(ctx context.Context) report.Status {
 	st.Capabilities.Undo = s.opts.Store != nil
 	st.Warnings = append(st.Warnings, s.opts.Warnings...)
 	if s.opts.Editor != nil {
-		st.Editor = s.opts.Editor(ctx)
+		// Status must stay quick (the MCP server answers it between
+		// frames): a hung editor costs at most statusEditorTimeout here.
+		ectx, cancel := context.WithTimeout(ctx, statusEditorTimeout)
+		st.Editor = s.opts.Editor(ectx)
+		cancel()
 	}
 	s.mu.Lock()
 	st.Busy = s.busy != ""
