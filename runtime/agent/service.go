@@ -19,7 +19,7 @@ import (
 	"flow/runtime/verify"
 )
 
-// statusEditorTimeout bounds the editor probe of a status report.
+// statusEditorTimeout bounds the editor probe of a status report by default.
 const statusEditorTimeout = 5 * time.Second
 
 // ServiceOptions are the collaborators of a [Service].
@@ -40,6 +40,8 @@ type ServiceOptions struct {
 	FileIO string
 	// Editor, when set, describes the attached editor in status reports.
 	Editor func(ctx context.Context) report.Editor
+	// EditorStatusTimeout bounds Editor; 0 means 5 s.
+	EditorStatusTimeout time.Duration
 	// Tools, when set, builds the toolbox of a run (to add editor tools).
 	Tools func(opts tools.Options) Toolbox
 	// EditorEvidence gathers editor coverage evidence; nil without an editor.
@@ -237,7 +239,11 @@ func (s *Service) Status(ctx context.Context) report.Status {
 	if s.opts.Editor != nil {
 		// Status must stay quick (the MCP server answers it between
 		// frames): a hung editor costs at most statusEditorTimeout here.
-		ectx, cancel := context.WithTimeout(ctx, statusEditorTimeout)
+		limit := s.opts.EditorStatusTimeout
+		if limit <= 0 {
+			limit = statusEditorTimeout
+		}
+		ectx, cancel := context.WithTimeout(ctx, limit)
 		st.Editor = s.opts.Editor(ectx)
 		cancel()
 	}

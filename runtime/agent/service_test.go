@@ -1,10 +1,12 @@
 package agent
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"flow/bufferfs"
 	"flow/runtime/config"
@@ -144,5 +146,25 @@ func TestServiceRecordsReadOnlyRuns(t *testing.T) {
 	}
 	if u := other.Undo(t.Context(), ""); u.Status != report.StatusOK || len(u.Restored)+len(u.Removed) != 0 {
 		t.Errorf("Undo of a read-only run = %+v, want ok with nothing to do", u)
+	}
+}
+
+func TestServiceStatusBoundsTheEditorProbe(t *testing.T) {
+	dir := workspace(t, nil)
+	svc := newService(t, testConfig(dir), newScripted(t), t.TempDir())
+	var deadline time.Time
+	svc.opts.EditorStatusTimeout = 100 * time.Millisecond
+	svc.opts.Editor = func(ctx context.Context) report.Editor {
+		deadline, _ = ctx.Deadline()
+		<-ctx.Done() // a hung editor
+		return report.Editor{Status: report.StatusUnavailable, Tools: []string{}}
+	}
+	start := time.Now()
+	st := svc.Status(t.Context())
+	if deadline.IsZero() || deadline.Sub(start) > time.Second {
+		t.Errorf("editor probe deadline = %v after start, want about 100ms", deadline.Sub(start))
+	}
+	if st.Editor.Status != report.StatusUnavailable {
+		t.Errorf("Status().Editor = %+v, want unavailable", st.Editor)
 	}
 }
