@@ -469,3 +469,44 @@ func asInt(v any) int64 {
 	}
 	return -1
 }
+
+// TestNvimFlowUndoGoesThroughBuffers: :FlowUndo restores what :FlowBuild
+// wrote through the buffers — the loaded buffer shows the old text and is
+// unmodified — and never overwrites a buffer with unsaved changes.
+func TestNvimFlowUndoGoesThroughBuffers(t *testing.T) {
+	t.Parallel()
+	ws := goWorkspace(t)
+	srv := ollamatest.New(t, buildScript(call("e1", "file_edit", map[string]any{
+		"path": "a.go", "old_string": "func Old() {}", "new_string": "func New() {}"}))...)
+	s := startNvim(t, ws, nvimConfig(t, ws, srv.URL, lintGrep...))
+	s.lua("vim.cmd('edit a.go')")
+	if rep := s.command("FlowBuild fix a.go"); rep["status"] != "ok" {
+		t.Fatalf(":FlowBuild report = %v, want ok", rep)
+	}
+
+	// Unsaved changes in the buffer: undo must not touch it.
+	s.lua("vim.api.nvim_buf_set_lines(vim.fn.bufnr('a.go'), 0, 1, false, {'// mine'})")
+	rep := s.command("FlowUndo")
+	if rep["status"] == "ok" || !strings.Contains(fmt.Sprint(rep), "unsaved changes") {
+		t.Errorf(":FlowUndo over an unsaved buffer = %v, want a refusal naming the unsaved changes", rep)
+	}
+	if got := readAll(t, ws, "a.go"); got != newGo {
+		t.Errorf("a.go on disk after the refused undo = %q, want the run's text", got)
+	}
+	if !s.modified("a.go") || !strings.HasPrefix(s.lines("a.go"), "// mine") {
+		t.Errorf("a.go buffer = %q (modified %v), want the user's unsaved text", s.lines("a.go"), s.modified("a.go"))
+	}
+
+	// Discard the unsaved change: now undo restores through the buffer.
+	s.lua("vim.api.nvim_buf_call(vim.fn.bufnr('a.go'), function() vim.cmd('silent edit!') end)")
+	rep = s.command("FlowUndo")
+	if rep["status"] != "ok" {
+		t.Fatalf(":FlowUndo = %v, want ok", rep)
+	}
+	if got := readAll(t, ws, "a.go"); got != oldGo {
+		t.Errorf("a.go on disk after undo = %q, want %q", got, oldGo)
+	}
+	if got := s.lines("a.go"); got != strings.TrimSuffix(oldGo, "\n") || s.modified("a.go") {
+		t.Errorf("a.go buffer after undo = %q (modified %v), want the old text, unmodified", got, s.modified("a.go"))
+	}
+}
