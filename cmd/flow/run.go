@@ -52,25 +52,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "nvim":
 		return cmdNvim(ctx, e)
 	}
-	var (
-		rep    any
-		status string
-	)
-	switch o.command {
-	case "status":
-		rep, status, err = cmdStatus(ctx, e)
-	case "check":
-		rep, status, err = cmdCheck(ctx, e)
-	case "run":
-		rep, status, err = cmdRun(ctx, e)
-	case "undo":
-		rep, status, err = cmdUndo(ctx, e)
-	case "doctor":
-		rep, status, err = cmdDoctor(ctx, e)
-	default:
-		err = usagef("%s is not implemented yet", commandName(o.command))
-	}
+	rep, status, err := reportCommands[o.command](ctx, e)
 	return finish(ctx, e, rep, status, err)
+}
+
+// reportCommands are the commands that print one JSON report.
+var reportCommands = map[string]func(context.Context, *env) (any, string, error){
+	"status": cmdStatus,
+	"check":  cmdCheck,
+	"run":    cmdRun,
+	"undo":   cmdUndo,
+	"doctor": cmdDoctor,
 }
 
 // finish prints the report (or the error) and picks the exit code: nothing
