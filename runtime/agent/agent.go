@@ -170,6 +170,9 @@ type run struct {
 	plan    string // the planner's final answer
 	invoked int    // role invocations so far (the k of synthesised call ids)
 	phase   string // guarded by a.mu
+
+	// planner is the planner's outcome, for the verification gate.
+	planner report.Role
 }
 
 // setPhase records what the run is doing, for check events.
@@ -295,7 +298,7 @@ func (r *run) execute(ctx context.Context) {
 		return
 	}
 	plan := planner.Summary
-	r.plan = plan
+	r.plan, r.planner = plan, planner
 	if !r.cfg.Trusted {
 		r.rep.Status = report.StatusUnverified
 		r.rep.Summary = plan
@@ -323,8 +326,7 @@ func (r *run) conclude(o cycleOutcome) bool {
 	rep := r.rep
 	v := o.verification
 	approved := o.reviewer.Approved
-	if o.coder.Status == report.StatusOK && o.reviewer.Status == report.StatusOK &&
-		approved != nil && *approved && v.Verified {
+	if o.verified {
 		rep.Status, rep.Verified, rep.Reason, rep.Error = report.StatusOK, true, "", ""
 		return true
 	}

@@ -5,6 +5,7 @@ import (
 
 	"flow/runtime/model"
 	"flow/runtime/report"
+	"flow/runtime/verify"
 )
 
 // Messages of budget exhaustion and failures. Those shared with the
@@ -21,7 +22,7 @@ const (
 	MsgCancelled       = "cancelled"
 	ReasonReadOnly     = "read-only workspace: pass --trusted to edit and verify"
 	ReasonRejected     = "Reviewer rejected the change"
-	ReasonFingerprint  = "Cannot fingerprint changed files: "
+	ReasonFingerprint  = verify.ReasonFingerprint
 )
 
 // Limits of SPEC §16 and of the summaries handed to the model.

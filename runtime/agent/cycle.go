@@ -15,6 +15,7 @@ type cycleOutcome struct {
 	verification report.Verification
 	changed      []string
 	cancelled    bool
+	verified     bool // the gate's decision: all of SPEC §8
 }
 
 // reason explains why a cycle did not verify, for the run report.
@@ -32,11 +33,12 @@ func (o cycleOutcome) reason() string {
 	return ""
 }
 
-// cycle runs one cycle (reference §6.4): the coder; fingerprints of the
-// changed files taken as soon as it finished; host verification, which
-// always runs; the read-only reviewer; and a freshness check that marks the
-// verification stale when a changed file moved meanwhile. The reviewer is
-// skipped when the coder hit a backend failure (the run ends in error).
+// cycle runs one cycle (reference §6.4): the coder; host verification,
+// which always runs; the read-only reviewer; and the recheck that marks the
+// verification stale when something changed underneath. What "verified"
+// means is the gate's (package verify); the cycle only orders the steps
+// and records what they found. The reviewer is skipped when the coder hit a
+// backend failure (the run ends in error).
 func (r *run) cycle(ctx context.Context, coderCtx any) cycleOutcome {
 	var o cycleOutcome
 	o.coder = r.role(ctx, config.RoleCoder, coderCtx)
@@ -45,28 +47,11 @@ func (r *run) cycle(ctx context.Context, coderCtx any) cycleOutcome {
 		return o
 	}
 	o.changed = r.changedList()
-	before, fpErr := verify.Fingerprints(ctx, r.a.deps.FS, o.changed)
+	pass := r.gate().Begin(ctx, o.changed)
 
 	r.setPhase(PhaseVerification)
-	checks := r.runChecks(ctx)
-	if ctx.Err() != nil {
-		o.cancelled = true
-	}
-	// With an editor attached, the snapshot after the checks is what review
-	// must leave unchanged (SPEC §12.4).
-	var snap map[string]any
-	var editorReason string
-	if es := r.a.deps.EditorState; es != nil && !o.cancelled {
-		snap, editorReason = verify.EditorSnapshot(ctx, es)
-	}
-	cov := verify.Coverage(ctx, o.changed, checks.Checks, r.a.deps.Editor)
-	v := verify.Decide(checks, cov, before)
-	if fpErr != nil {
-		verify.MarkStale(&v, ReasonFingerprint+fpErr.Error())
-	}
-	if editorReason != "" {
-		verify.MarkStale(&v, editorReason)
-	}
+	v := pass.Verify(ctx)
+	o.cancelled = pass.Cancelled()
 	idx := len(r.rep.VerificationHistory)
 	r.record(idx, v)
 	r.rep.Checks = v.Checks
@@ -83,42 +68,19 @@ func (r *run) cycle(ctx context.Context, coderCtx any) cycleOutcome {
 		o.cancelled = true
 		return o
 	}
-	if fpErr == nil {
-		after, err := verify.Fingerprints(ctx, r.a.deps.FS, o.changed)
-		stale := true
-		switch {
-		case err != nil:
-			verify.MarkStale(&v, ReasonFingerprint+err.Error())
-		case len(verify.Changed(before, after)) > 0:
-			verify.MarkStale(&v, verify.ReasonStale)
-		default:
-			stale = false
-		}
-		if !stale && snap != nil {
-			if reason := verify.EditorUnchanged(ctx, r.a.deps.EditorState, snap); reason != "" {
-				verify.MarkStale(&v, reason)
-				stale = true
-			}
-		}
-		if stale {
-			r.record(idx, v)
-			r.emitVerification(v)
-			o.verification = v
-		}
+	if v, stale := pass.Recheck(ctx); stale {
+		r.record(idx, v)
+		r.emitVerification(v)
+		o.verification = v
 	}
+	o.verified = pass.Verified(verify.Roles{Planner: r.planner, Coder: o.coder, Reviewer: o.reviewer})
 	return o
 }
 
-// runChecks runs every configured check for host verification.
-func (r *run) runChecks(ctx context.Context) report.CheckReport {
-	if r.a.deps.Checks == nil {
-		return report.CheckReport{
-			Status: report.StatusUnverified,
-			Checks: []report.CheckResult{},
-			Reason: "No named checks can run: no check runner is configured",
-		}
-	}
-	return r.a.deps.Checks.Run(ctx, "")
+// gate returns the verification gate over the run's dependencies.
+func (r *run) gate() verify.Gate {
+	d := r.a.deps
+	return verify.Gate{FS: d.FS, Checks: d.Checks, Evidence: d.Editor, Editor: d.EditorState}
 }
 
 // record stores v as the cycle's history entry idx and as the report's

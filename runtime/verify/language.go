@@ -1,8 +1,15 @@
 // Package verify computes flow's host-side verification (SPEC §8): the
 // language of a changed file, its static-analysis coverage from named checks
 // and editor evidence, raw-byte fingerprints of changed files, and the
-// verified decision that combines them. It is pure logic apart from hashing
-// through [bufferfs.FS]; nothing here trusts what the model claims.
+// verified decision that combines them. Apart from hashing through
+// [bufferfs.FS] and the probes of its collaborators, it is pure logic;
+// nothing here trusts what the model claims.
+//
+// [Gate] owns "verified": a cycle calls Begin when the coder finished,
+// Verify for the checks, Recheck after review and Verified with the role
+// outcomes, and keeps no freshness state of its own. The building blocks
+// (Coverage, Decide, Fingerprints, the editor probes) stay exported for
+// flow_check and for their own tests.
 package verify
 
 import (

@@ -1,0 +1,163 @@
+package verify
+
+import (
+	"context"
+
+	"flow/bufferfs"
+	"flow/runtime/report"
+)
+
+// Reasons of the gate's own steps.
+const (
+	// ReasonFingerprint prefixes a failure to hash the changed files:
+	// freshness is then unknown, so the verification is stale.
+	ReasonFingerprint = "Cannot fingerprint changed files: "
+	// ReasonNoChecks is given when no check runner is configured.
+	ReasonNoChecks = "No named checks can run: no check runner is configured"
+)
+
+// Gate is the host verification of one run: it alone decides whether a
+// cycle's change is verified (SPEC §8). A cycle drives it in three steps,
+// in this order:
+//
+//	p := gate.Begin(ctx, changed) // the coder finished: hash the changed files
+//	v := p.Verify(ctx)            // checks, coverage, editor snapshot
+//	// ... the reviewer runs ...
+//	v, stale := p.Recheck(ctx)    // did anything change underneath?
+//	ok := p.Verified(roles)       // all of SPEC §8, with the role outcomes
+//
+// The steps are split because the reviewer must see the verification
+// (Verify) before freshness can be confirmed (Recheck), and because the
+// fingerprints must be taken before the checks run, which may themselves
+// touch files. Keeping the bookkeeping between the steps in a [Pass] means
+// the caller holds no stale/snapshot state of its own.
+//
+// A Gate is a value: the zero value verifies nothing (no check runner) and
+// must have FS set before Begin.
+type Gate struct {
+	// FS hashes the changed files. Required.
+	FS bufferfs.FS
+	// Checks runs every configured check (name ""); with an editor it
+	// should be an [EditorChecks], which refuses unsaved buffers and
+	// compares the editor snapshot around the checks. nil means no check
+	// can run: the verification is unverified.
+	Checks CheckRunner
+	// Evidence gathers editor lint and diagnostics for coverage; nil
+	// without an editor.
+	Evidence EditorEvidence
+	// Editor, when set (an editor is attached), is probed after the checks
+	// and after review (SPEC §12.4).
+	Editor EditorState
+}
+
+// Pass is one cycle's verification in progress, from [Gate.Begin] to
+// [Pass.Recheck].
+type Pass struct {
+	gate    Gate
+	changed []string
+	before  map[string]string
+	// hashErr is why the changed files could not be hashed at Begin;
+	// freshness is then unknown and the verification stale for good.
+	hashErr error
+	// snap is the editor snapshot taken after the checks, which review
+	// must leave unchanged; nil without an editor or when it could not be
+	// taken (the verification is then already stale).
+	snap map[string]any
+	// cancelled records that ctx was done when the checks returned.
+	cancelled bool
+	v         report.Verification
+}
+
+// Begin starts the verification of changed, the files the coder changed,
+// as soon as the coder finished: it records their SHA-256 fingerprints,
+// the state review must leave them in (SPEC §8 item 5).
+func (g Gate) Begin(ctx context.Context, changed []string) *Pass {
+	p := &Pass{gate: g, changed: changed}
+	p.before, p.hashErr = Fingerprints(ctx, g.FS, changed)
+	return p
+}
+
+// Verify runs the checks, takes the editor snapshot (unless ctx was
+// cancelled meanwhile) and the coverage of the changed files, and decides
+// the verification (SPEC §8 items 2, 3 and the editor half of 5). A failed
+// fingerprint at Begin, unsaved buffers or an unreachable editor make it
+// stale. The result is the cycle's verification until [Pass.Recheck].
+func (p *Pass) Verify(ctx context.Context) report.Verification {
+	checks := p.runChecks(ctx)
+	p.cancelled = ctx.Err() != nil
+	var editorReason string
+	if p.gate.Editor != nil && !p.cancelled {
+		p.snap, editorReason = EditorSnapshot(ctx, p.gate.Editor)
+	}
+	cov := Coverage(ctx, p.changed, checks.Checks, p.gate.Evidence)
+	v := Decide(checks, cov, p.before)
+	if p.hashErr != nil {
+		MarkStale(&v, ReasonFingerprint+p.hashErr.Error())
+	}
+	if editorReason != "" {
+		MarkStale(&v, editorReason)
+	}
+	p.v = v
+	return v
+}
+
+// Cancelled reports whether ctx was cancelled by the time the checks of
+// [Pass.Verify] returned: the cycle then stops before review.
+func (p *Pass) Cancelled() bool { return p.cancelled }
+
+// runChecks runs every configured check.
+func (p *Pass) runChecks(ctx context.Context) report.CheckReport {
+	if p.gate.Checks == nil {
+		return report.CheckReport{
+			Status: report.StatusUnverified,
+			Checks: []report.CheckResult{},
+			Reason: ReasonNoChecks,
+		}
+	}
+	return p.gate.Checks.Run(ctx, "")
+}
+
+// Recheck confirms, after review, that nothing changed underneath (SPEC §8
+// item 5): every changed file still has the fingerprint of Begin and, with
+// an editor, nothing is unsaved and every observed path and buffer of the
+// snapshot is unchanged (§12.4). It returns the cycle's verification and
+// whether this check made it stale; a pass whose fingerprints failed at
+// Begin is stale already and is not checked again.
+func (p *Pass) Recheck(ctx context.Context) (report.Verification, bool) {
+	if p.hashErr != nil {
+		return p.v, false
+	}
+	var reason string
+	after, err := Fingerprints(ctx, p.gate.FS, p.changed)
+	switch {
+	case err != nil:
+		reason = ReasonFingerprint + err.Error()
+	case len(Changed(p.before, after)) > 0:
+		reason = ReasonStale
+	case p.snap != nil:
+		reason = EditorUnchanged(ctx, p.gate.Editor, p.snap)
+	}
+	if reason == "" {
+		return p.v, false
+	}
+	MarkStale(&p.v, reason)
+	return p.v, true
+}
+
+// Roles are the role outcomes of one cycle that SPEC §8 items 1 and 4 rest
+// on. A role that did not run is the zero Role.
+type Roles struct {
+	Planner, Coder, Reviewer report.Role
+}
+
+// Verified reports whether the cycle is verified: all of SPEC §8. The
+// planner and the coder finished ok (item 1), the verification is verified
+// (items 2, 3 and 5, from Verify and Recheck), and the reviewer finished ok
+// with a structured verdict that approves (item 4).
+func (p *Pass) Verified(roles Roles) bool {
+	approved := roles.Reviewer.Approved
+	return roles.Planner.Status == report.StatusOK &&
+		roles.Coder.Status == report.StatusOK &&
+		roles.Reviewer.Status == report.StatusOK && approved != nil && *approved &&
+		p.v.Verified
+}
