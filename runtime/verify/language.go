@@ -7,9 +7,11 @@
 //
 // [Gate] owns "verified": a cycle calls Begin when the coder finished,
 // Verify for the checks, Recheck after review and Verified with the role
-// outcomes, and keeps no freshness state of its own. The building blocks
-// (Coverage, Decide, Fingerprints, the editor probes) stay exported for
-// flow_check and for their own tests.
+// outcomes, and keeps no freshness state of its own. [EditorChecks] is the
+// check runner a service with an editor gives both the gate and the
+// flow_check tool. The gate's building blocks (Coverage, Decide,
+// Fingerprints, the editor probes) stay exported so that each keeps its own
+// focused tests.
 package verify
 
 import (
