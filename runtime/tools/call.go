@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -21,27 +22,27 @@ const (
 	FlowCheck  = "flow_check"
 )
 
-// tool is one built-in tool: its schema, its description and its handler.
+// tool is one built-in tool: its description, its argument struct (from
+// which its schema is generated, see args.go) and its handler.
 type tool struct {
 	name string
 	// desc is the embedded Markdown description.
 	desc string
-	// params returns a fresh parameters schema.
-	params func() map[string]any
-	// writes marks the tools only a coder in a trusted workspace gets.
-	writes bool
-	run    func(r *Registry, ctx context.Context, args map[string]any) Result
+	// args is the tool's argument struct type.
+	args reflect.Type
+	// run gets a value of type args.
+	run func(r *Registry, ctx context.Context, args any) Result
 }
 
 // builtins returns the tools in the order they are offered to a model.
 func builtins() []tool {
 	return []tool{
-		{name: FileRead, desc: fileReadDoc, params: fileReadParams, run: (*Registry).fileRead},
-		{name: FileList, desc: fileListDoc, params: fileListParams, run: (*Registry).fileList},
-		{name: FileSearch, desc: fileSearchDoc, params: fileSearchParams, run: (*Registry).fileSearch},
-		{name: FileEdit, desc: fileEditDoc, params: fileEditParams, writes: true, run: (*Registry).fileEdit},
-		{name: FileWrite, desc: fileWriteDoc, params: fileWriteParams, writes: true, run: (*Registry).fileWrite},
-		{name: FlowCheck, desc: flowCheckDoc, params: flowCheckParams, writes: true, run: (*Registry).flowCheck},
+		builtin(FileRead, fileReadDoc, (*Registry).fileRead),
+		builtin(FileList, fileListDoc, (*Registry).fileList),
+		builtin(FileSearch, fileSearchDoc, (*Registry).fileSearch),
+		builtin(FileEdit, fileEditDoc, (*Registry).fileEdit),
+		builtin(FileWrite, fileWriteDoc, (*Registry).fileWrite),
+		builtin(FlowCheck, flowCheckDoc, (*Registry).flowCheck),
 	}
 }
 
@@ -131,12 +132,9 @@ func (r *Registry) Call(ctx context.Context, role string, call model.ToolCall) (
 		return errorf("Tool '%s' is unavailable for role %s; the available tools are: %s",
 			t.name, cutRunes(role, 32), r.names(role))
 	}
-	args, err := DecodeArgs(call.Arguments)
-	if err != nil {
-		return errorf("Invalid tool arguments: %v; send a JSON object such as %s", err, usage(t))
-	}
-	if err := ValidateArgs(t.params(), args); err != nil {
-		return errorf("Invalid arguments for %s: %v; expected %s", t.name, err, usage(t))
+	args, msg := t.parse(call.Arguments)
+	if msg != "" {
+		return errorResult(msg)
 	}
 	if err := ctx.Err(); err != nil {
 		return errorf("%s cancelled: %v", t.name, err)
@@ -197,31 +195,4 @@ func object(props map[string]any, required ...string) map[string]any {
 // prop returns a property schema of type typ.
 func prop(typ, desc string) map[string]any {
 	return map[string]any{"type": typ, "description": desc}
-}
-
-// stringArg returns args[key] as a string ("" when absent).
-func stringArg(args map[string]any, key string) (string, bool) {
-	s, ok := args[key].(string)
-	return s, ok
-}
-
-// intArg returns args[key] as an int (validated as an integer before).
-func intArg(args map[string]any, key string) (int, bool) {
-	v, ok := args[key]
-	if !ok {
-		return 0, false
-	}
-	f, ok := number(v)
-	if !ok || !isInteger(v) {
-		return 0, false
-	}
-	// Clamp to a range no line number reaches; avoids int overflow.
-	const limit = 1 << 40
-	return int(max(min(f, limit), -limit)), true
-}
-
-// boolArg returns args[key] as a bool (false when absent).
-func boolArg(args map[string]any, key string) bool {
-	b, _ := args[key].(bool)
-	return b
 }

@@ -15,13 +15,12 @@ var fileEditRaw string
 
 var fileEditDoc = strings.TrimSpace(fileEditRaw)
 
-func fileEditParams() map[string]any {
-	return object(map[string]any{
-		"path":        prop("string", "file path relative to the workspace root"),
-		"old_string":  prop("string", "exact text to replace, copied from the file"),
-		"new_string":  prop("string", "text to put in its place"),
-		"replace_all": prop("boolean", "replace every occurrence instead of exactly one (default false)"),
-	}, "path", "old_string", "new_string")
+// fileEditArgs are the arguments of file_edit.
+type fileEditArgs struct {
+	Path       string `json:"path" desc:"file path relative to the workspace root"`
+	OldString  string `json:"old_string" desc:"exact text to replace, copied from the file"`
+	NewString  string `json:"new_string" desc:"text to put in its place"`
+	ReplaceAll bool   `json:"replace_all,omitempty" desc:"replace every occurrence instead of exactly one (default false)"`
 }
 
 // editBody is the result of file_edit.
@@ -34,11 +33,8 @@ type editBody struct {
 }
 
 // fileEdit implements file_edit.
-func (r *Registry) fileEdit(ctx context.Context, args map[string]any) Result {
-	p, _ := stringArg(args, "path")
-	oldS, _ := stringArg(args, "old_string")
-	newS, _ := stringArg(args, "new_string")
-	all := boolArg(args, "replace_all")
+func (r *Registry) fileEdit(ctx context.Context, args fileEditArgs) Result {
+	p, oldS, newS, all := args.Path, args.OldString, args.NewString, args.ReplaceAll
 	if oldS == "" {
 		return errorResult("old_string is empty; copy the exact text to replace from file_read, or use file_write to create or replace a whole file")
 	}

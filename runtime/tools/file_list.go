@@ -14,10 +14,9 @@ var fileListRaw string
 
 var fileListDoc = strings.TrimSpace(fileListRaw)
 
-func fileListParams() map[string]any {
-	return object(map[string]any{
-		"path": prop("string", `directory relative to the workspace root (default ".")`),
-	})
+// fileListArgs are the arguments of file_list.
+type fileListArgs struct {
+	Path *string `json:"path,omitempty" desc:"directory relative to the workspace root (default \".\")"`
 }
 
 // listBody is the result of file_list.
@@ -30,8 +29,8 @@ type listBody struct {
 }
 
 // fileList implements file_list.
-func (r *Registry) fileList(ctx context.Context, args map[string]any) Result {
-	p, ok := stringArg(args, "path")
+func (r *Registry) fileList(ctx context.Context, args fileListArgs) Result {
+	p, ok := given(args.Path)
 	if !ok {
 		p = "."
 	}

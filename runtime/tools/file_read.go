@@ -17,12 +17,11 @@ var fileReadRaw string
 
 var fileReadDoc = strings.TrimSpace(fileReadRaw)
 
-func fileReadParams() map[string]any {
-	return object(map[string]any{
-		"path":       prop("string", "file path relative to the workspace root"),
-		"start_line": prop("integer", "first line to return, from 1 (default 1)"),
-		"end_line":   prop("integer", "last line to return, inclusive (default: the last line)"),
-	}, "path")
+// fileReadArgs are the arguments of file_read.
+type fileReadArgs struct {
+	Path      string `json:"path" desc:"file path relative to the workspace root"`
+	StartLine *int   `json:"start_line,omitempty" desc:"first line to return, from 1 (default 1)"`
+	EndLine   *int   `json:"end_line,omitempty" desc:"last line to return, inclusive (default: the last line)"`
 }
 
 // readBody is the result of file_read.
@@ -40,10 +39,10 @@ type readBody struct {
 }
 
 // fileRead implements file_read.
-func (r *Registry) fileRead(ctx context.Context, args map[string]any) Result {
-	p, _ := stringArg(args, "path")
-	start, hasStart := intArg(args, "start_line")
-	end, hasEnd := intArg(args, "end_line")
+func (r *Registry) fileRead(ctx context.Context, args fileReadArgs) Result {
+	p := args.Path
+	start, hasStart := given(args.StartLine)
+	end, hasEnd := given(args.EndLine)
 	switch {
 	case hasStart && start < 1:
 		return errorf("start_line must be 1 or more, got %d; lines are numbered from 1", start)

@@ -36,13 +36,12 @@ const (
 	maxPatternChars = 4096
 )
 
-func fileSearchParams() map[string]any {
-	return object(map[string]any{
-		"pattern": prop("string", "RE2 regular expression matched against each line"),
-		"path":    prop("string", `directory or file to search, relative to the workspace root (default ".")`),
-		"glob":    prop("string", `only files whose name or path matches, e.g. "*.go" or "cmd/**/*.go"`),
-		"literal": prop("boolean", "true to search for pattern as exact text, not a regular expression"),
-	}, "pattern")
+// fileSearchArgs are the arguments of file_search.
+type fileSearchArgs struct {
+	Pattern string `json:"pattern" desc:"RE2 regular expression matched against each line"`
+	Path    string `json:"path,omitempty" desc:"directory or file to search, relative to the workspace root (default \".\")"`
+	Glob    string `json:"glob,omitempty" desc:"only files whose name or path matches, e.g. \"*.go\" or \"cmd/**/*.go\""`
+	Literal bool   `json:"literal,omitempty" desc:"true to search for pattern as exact text, not a regular expression"`
 }
 
 // searchMatch is one matching line.
@@ -75,8 +74,8 @@ type searcher struct {
 }
 
 // fileSearch implements file_search.
-func (r *Registry) fileSearch(ctx context.Context, args map[string]any) Result {
-	pattern, _ := stringArg(args, "pattern")
+func (r *Registry) fileSearch(ctx context.Context, args fileSearchArgs) Result {
+	pattern := args.Pattern
 	if pattern == "" {
 		return errorResult(`pattern is empty; give a regular expression such as "func main" or set literal to true to search for exact text`)
 	}
@@ -84,7 +83,7 @@ func (r *Registry) fileSearch(ctx context.Context, args map[string]any) Result {
 		return errorf("pattern is longer than %d characters; search for a shorter, distinctive part", maxPatternChars)
 	}
 	expr := pattern
-	if boolArg(args, "literal") {
+	if args.Literal {
 		expr = regexp.QuoteMeta(pattern)
 	}
 	if _, err := regexp.Compile(expr); err != nil {
@@ -97,14 +96,14 @@ func (r *Registry) fileSearch(ctx context.Context, args map[string]any) Result {
 		return errorf("invalid regular expression %q: %v", cutRunes(pattern, 200), err)
 	}
 	s := &searcher{re: re, literal: requiredLiteral(expr), limit: maxSearchMatches + 1}
-	if g, ok := stringArg(args, "glob"); ok && g != "" {
+	if g := args.Glob; g != "" {
 		s.glob, err = compileGlob(g)
 		if err != nil {
 			return errorf(`invalid glob %q: %v; use a pattern such as "*.go", "src/*.ts" or "**/*_test.go"`, cutRunes(g, 200), err)
 		}
 	}
-	dir, ok := stringArg(args, "path")
-	if !ok || dir == "" {
+	dir := args.Path
+	if dir == "" {
 		dir = "."
 	}
 	s.dir = dir

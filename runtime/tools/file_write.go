@@ -17,11 +17,10 @@ var fileWriteRaw string
 
 var fileWriteDoc = strings.TrimSpace(fileWriteRaw)
 
-func fileWriteParams() map[string]any {
-	return object(map[string]any{
-		"path":    prop("string", "file path relative to the workspace root"),
-		"content": prop("string", "the complete new content of the file"),
-	}, "path", "content")
+// fileWriteArgs are the arguments of file_write.
+type fileWriteArgs struct {
+	Path    string `json:"path" desc:"file path relative to the workspace root"`
+	Content string `json:"content" desc:"the complete new content of the file"`
 }
 
 // writeBody is the result of file_write.
@@ -33,10 +32,9 @@ type writeBody struct {
 }
 
 // fileWrite implements file_write.
-func (r *Registry) fileWrite(ctx context.Context, args map[string]any) Result {
-	p, _ := stringArg(args, "path")
-	content, _ := stringArg(args, "content")
-	data := []byte(content)
+func (r *Registry) fileWrite(ctx context.Context, args fileWriteArgs) Result {
+	p := args.Path
+	data := []byte(args.Content)
 	if len(data) > bufferfs.MaxFileBytes {
 		return errorf("content is %d bytes, over the %d-byte (256 KiB) limit; split it into several smaller files",
 			len(data), bufferfs.MaxFileBytes)

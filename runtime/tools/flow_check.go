@@ -14,10 +14,9 @@ var flowCheckRaw string
 
 var flowCheckDoc = strings.TrimSpace(flowCheckRaw)
 
-func flowCheckParams() map[string]any {
-	return object(map[string]any{
-		"name": prop("string", "name of one configured check; omit to run them all"),
-	})
+// flowCheckArgs are the arguments of flow_check.
+type flowCheckArgs struct {
+	Name string `json:"name,omitempty" desc:"name of one configured check; omit to run them all"`
 }
 
 // checkBody is the result of flow_check: the check report itself, plus
@@ -28,9 +27,8 @@ type checkBody struct {
 }
 
 // flowCheck implements flow_check.
-func (r *Registry) flowCheck(ctx context.Context, args map[string]any) Result {
-	name, _ := stringArg(args, "name")
-	rep := r.opts.Checks.Run(ctx, name)
+func (r *Registry) flowCheck(ctx context.Context, args flowCheckArgs) Result {
+	rep := r.opts.Checks.Run(ctx, args.Name)
 	if rep.Status == "" {
 		// A runner bug; keep the result's status and content consistent.
 		rep.Status = report.StatusError

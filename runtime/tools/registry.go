@@ -2,6 +2,13 @@
 // file_list, file_search, file_edit, file_write, flow_check), their schemas,
 // the role matrix and argument validation. Results are bounded JSON objects
 // phrased so that a small model can act on an error.
+//
+// Each built-in tool's input is one Go struct (fileReadArgs, ...): its
+// schema is generated from the struct's tags, a call is checked against that
+// schema by [ValidateArgs] and then decoded into the struct (args.go). The
+// validator is kept, rather than decoding straight into the struct, because
+// its messages are what small models learnt to recover from and because the
+// editor's tools arrive as schemas only.
 package tools
 
 import (
