@@ -272,22 +272,14 @@ func TestGate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
 			files := tc.files
 			if files == nil {
 				files = map[string]string{"a.go": "package a\n"}
 			}
-			for name, content := range files {
-				write(t, dir, name, content)
-			}
+			dir, disk := diskWith(t, files)
 			if tc.setup != nil {
 				tc.setup(t, dir)
 			}
-			disk, err := bufferfs.NewDisk(dir, bufferfs.DiskOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer disk.Close()
 
 			g := verify.Gate{FS: disk, Evidence: tc.evidence}
 			var runner verify.CheckRunner
@@ -347,13 +339,7 @@ func TestGate(t *testing.T) {
 // TestGateRecordsFingerprints checks that the verification carries the
 // fingerprints taken when the coder finished, before the checks ran.
 func TestGateRecordsFingerprints(t *testing.T) {
-	dir := t.TempDir()
-	write(t, dir, "a.go", "package a\n")
-	disk, err := bufferfs.NewDisk(dir, bufferfs.DiskOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer disk.Close()
+	dir, disk := diskWith(t, map[string]string{"a.go": "package a\n"})
 	rc := &runChecks{rep: passed(result("vet", "lint", "ok", true, "go")), during: func() { write(t, dir, "a.go", "package b\n") }}
 	p := verify.Gate{FS: disk, Checks: rc}.Begin(t.Context(), []string{"a.go", "gone.go"})
 	v := p.Verify(t.Context())
@@ -366,13 +352,7 @@ func TestGateRecordsFingerprints(t *testing.T) {
 // TestGateCancelled checks that a cycle cancelled during the checks takes
 // no editor snapshot and says so.
 func TestGateCancelled(t *testing.T) {
-	dir := t.TempDir()
-	write(t, dir, "a.go", "package a\n")
-	disk, err := bufferfs.NewDisk(dir, bufferfs.DiskOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer disk.Close()
+	_, disk := diskWith(t, map[string]string{"a.go": "package a\n"})
 	ctx, cancel := context.WithCancel(t.Context())
 	ed := &editorScript{states: []editorAt{{ctx: buffers(1)}}}
 	rc := &runChecks{rep: report.CheckReport{Status: report.StatusCancelled, Checks: []report.CheckResult{}}, during: cancel}
@@ -387,6 +367,22 @@ func TestGateCancelled(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// diskWith returns a workspace holding files and a Disk on it, closed when
+// the test ends.
+func diskWith(t *testing.T, files map[string]string) (string, *bufferfs.Disk) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		write(t, dir, name, content)
+	}
+	disk, err := bufferfs.NewDisk(dir, bufferfs.DiskOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { disk.Close() })
+	return dir, disk
+}
 
 func write(t *testing.T, dir, name, content string) {
 	t.Helper()
