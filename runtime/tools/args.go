@@ -7,15 +7,8 @@ import (
 	"strings"
 )
 
-// A built-in tool's input is described once, by its argument struct: the
-// parameters schema the model sees is generated from it, a call is
-// validated against that schema by [ValidateArgs] (whose messages small
-// models are tuned to) and then decoded into the struct. The validator
-// stays a JSON-Schema subset rather than a decoder of its own because the
-// editor's tools arrive as schemas, not as Go types.
-//
-// An argument struct has one field a property, in the order the required
-// ones are listed:
+// A built-in tool's input is its argument struct (see the package doc). It
+// has one field a property, in the order the required ones are listed:
 //
 //	Path  string `json:"path" desc:"file path relative to the workspace root"`
 //	Start *int   `json:"start_line,omitempty" desc:"first line to return"`
