@@ -20,7 +20,7 @@ func TestFileModified(t *testing.T) {
 	got := File("calc.go", []byte(before), []byte(after), true, true, 0)
 	want := report.FileDiff{
 		Path: "calc.go", Change: report.ChangeModified, Added: 1, Removed: 1,
-		Diff: "--- a/calc.go\n+++ b/calc.go\n@@ -1,5 +1,5 @@\n package calc\n \n func Add(a, b int) int {\n-\treturn a - b\n+\treturn a + b\n }\n",
+		Diff:  "--- a/calc.go\n+++ b/calc.go\n@@ -1,5 +1,5 @@\n package calc\n \n func Add(a, b int) int {\n-\treturn a - b\n+\treturn a + b\n }\n",
 		Hunks: []int{4},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
