@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"flow/plugin"
+	"flow/runtime/config"
 )
 
 // commands lists every subcommand of SPEC §3.
@@ -39,6 +41,16 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
+// commandNames lists the subcommands in a stable order.
+func commandNames() []string {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
 func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
 
 // parseArgs implements the grammar of SPEC §3:
@@ -55,6 +67,9 @@ func parseArgs(argv []string) (*options, error) {
 		if onlyArgs || a == "-" || !strings.HasPrefix(a, "-") {
 			if o.command == "" && !onlyArgs {
 				if !commands[a] {
+					if near := config.Suggest(a, commandNames()); near != "" {
+						return nil, usagef("unknown command %q: did you mean %q? (see flow help)", a, near)
+					}
 					return nil, usagef("unknown command %q (see flow help)", a)
 				}
 				o.command = a

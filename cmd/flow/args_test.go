@@ -49,6 +49,8 @@ func TestParseArgsErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"bogus"}, "unknown command"},
+		{[]string{"stauts"}, `unknown command "stauts": did you mean "status"? (see flow help)`},
+		{[]string{"chek", "vet"}, `did you mean "check"?`},
 		{[]string{"--bogus"}, "unknown flag --bogus"},
 		{[]string{"status", "-x"}, "unknown flag -x"},
 		{[]string{"run"}, "run needs a task"},

@@ -62,8 +62,42 @@ func unknownKeys(t map[string]any, allowed []string) []string {
 // rejectUnknown records an "Unknown <name> options" problem.
 func (d *decoder) rejectUnknown(name string, t map[string]any, allowed []string) {
 	if u := unknownKeys(t, allowed); len(u) > 0 {
-		d.p.add("Unknown %s options: %s", name, nameList(u))
+		hint := didYouMean(u[0], allowed)
+		if why, ok := unsupported[u[0]]; ok {
+			hint = ". " + why
+		}
+		d.p.add("Unknown %s options: %s%s", name, nameList(u), hint)
 	}
+}
+
+// unsupported explains keys that look like options but are refused on
+// purpose, instead of suggesting a key that sounds alike.
+var unsupported = map[string]string{
+	"cwd":   "Checks always run in the workspace root",
+	"shell": "Checks run an exact argv without a shell",
+}
+
+// legacyKeys are root keys of the reference program's removed features.
+var legacyKeys = map[string]bool{
+	"tools": true, "shell": true, "shell_timeout": true, "plugins": true, "plugins_dir": true,
+	"self_improve": true, "memory": true, "memory_db": true, "feedback": true, "evolve": true,
+	"web_search": true, "tui": true, "skills": true,
+}
+
+// rootHint explains unknown root keys: trust is never read from a file, a
+// removed feature's key is said to be one, and a typo gets the closest key.
+func rootHint(unknown []string) string {
+	for _, k := range unknown {
+		if k == "trusted" {
+			return ". Trust is never read from a file: pass --trusted on the command line"
+		}
+	}
+	for _, k := range unknown {
+		if legacyKeys[k] {
+			return ". Legacy shell/plugins/self_improve options are not supported."
+		}
+	}
+	return didYouMean(unknown[0], rootKeys)
 }
 
 // table returns v as a TOML table, or records "<name> must be a TOML table".
@@ -77,7 +111,7 @@ func (d *decoder) table(name string, v any) (map[string]any, bool) {
 
 func (d *decoder) root(root map[string]any, keys []toml.Key) {
 	if u := unknownKeys(root, rootKeys); len(u) > 0 {
-		d.p.add("Unknown config options: %s. Legacy shell/plugins/self_improve options are not supported.", nameList(u))
+		d.p.add("Unknown config options: %s%s", nameList(u), rootHint(u))
 	}
 	if v, ok := root["workspace_dir"]; ok {
 		switch s, isString := v.(string); {

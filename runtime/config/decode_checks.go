@@ -70,7 +70,7 @@ func (d *decoder) check(name string, t map[string]any) Check {
 	if v, ok := t["cmd"]; !ok {
 		d.p.add("%s.cmd is required", key)
 	} else if arr, ok := v.([]any); !ok {
-		d.p.add("%s.cmd and filetypes must be arrays", key)
+		d.p.add("%s.cmd must be an array of strings, for example cmd = [\"go\", \"test\", \"./...\"]", key)
 	} else if argv, ok := stringArray(arr); !ok {
 		d.p.add("%s.cmd must be a nonempty string argv array", key)
 	} else if msg := checkArgv(key, argv); msg != "" {

@@ -37,6 +37,10 @@ const (
 	timeoutMsg = "checks.t.timeout must be an integer between 1 and 600000"
 )
 
+func urlPath(p string) string {
+	return "Invalid ollama.base_url: drop the path \"" + p + "\": base_url is the server's origin (for example http://127.0.0.1:11434) and flow adds " + p + " itself (set api = \"openai\" for the OpenAI-compatible API)"
+}
+
 // TestParseInvalid covers every invalid case of the reference program's
 // configuration tests plus flow's extensions; each error must be an *Error
 // whose message is exactly the reference message naming the key.
@@ -48,11 +52,11 @@ func TestParseInvalid(t *testing.T) {
 	}{
 		// Reference test_invalid_and_legacy_configuration_fails_closed.
 		{"workspace_dir inside a table", "[ollama]\nworkspace_dir = \".\"", "Unknown ollama options: workspace_dir"},
-		{"root trusted", "trusted = true", "Unknown config options: trusted" + legacy},
+		{"root trusted", "trusted = true", "Unknown config options: trusted. Trust is never read from a file: pass --trusted on the command line"},
 		{"legacy tools table", "[tools]\nshell = true", "Unknown config options: tools" + legacy},
 		{"several legacy keys sorted", "self_improve = 1\nmemory_db = \"m\"\n[tui]", "Unknown config options: memory_db, self_improve, tui" + legacy},
-		{"string cmd", "[checks.t]\ncmd = \"go test ./...\"", "checks.t.cmd and filetypes must be arrays"},
-		{"cwd key", check("t", `cwd = "/"`), "Unknown checks.t options: cwd"},
+		{"string cmd", "[checks.t]\ncmd = \"go test ./...\"", `checks.t.cmd must be an array of strings, for example cmd = ["go", "test", "./..."]`},
+		{"cwd key", check("t", `cwd = "/"`), "Unknown checks.t options: cwd. Checks always run in the workspace root"},
 		{"negative check timeout", check("t", "timeout = -1"), timeoutMsg},
 		{"string required", check("t", `required = "yes"`), "checks.t.required must be a boolean"},
 		{"unknown kind", check("t", `kind = "deploy"`), "checks.t.kind is not a supported check kind"},
@@ -62,7 +66,9 @@ func TestParseInvalid(t *testing.T) {
 		{"ollama timeout nan", "[ollama]\ntimeout = nan", "ollama.timeout must be a number between 0.1 and 600"},
 		{"remote URL", "[ollama]\nbase_url = \"http://192.168.1.5:11434\"", urlRemote},
 		{"userinfo URL", "[ollama]\nbase_url = \"http://user:pw@127.0.0.1:11434\"", urlShape},
-		{"URL with path", "[ollama]\nbase_url = \"http://127.0.0.1:11434/api\"", urlShape},
+		{"URL with path", "[ollama]\nbase_url = \"http://127.0.0.1:11434/api/chat\"", urlShape},
+		{"URL with /api", "[ollama]\nbase_url = \"http://127.0.0.1:11434/api\"", urlPath("/api")},
+		{"URL with /v1", "[ollama]\nbase_url = \"http://127.0.0.1:11434/v1/\"", urlPath("/v1")},
 		{"numeric workspace_dir", "workspace_dir = 1", "workspace_dir must be a string"},
 
 		// Further base_url cases.

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -18,19 +19,67 @@ type Error struct {
 	// stable order. It is never empty.
 	Problems []string
 	// Path is the configuration file the problems were found in, or "".
-	// Error does not include it; the problems keep the reference messages.
 	Path string
+	// Lines holds, for each problem, the 1-based line of Path it is about,
+	// or 0 when unknown. It is nil without a Path.
+	Lines []int
 	// Err is the underlying cause (an I/O or TOML syntax error), if any.
 	Err error
 }
 
-// Error joins the problems with "; ".
+// Error joins the problems with "; ". With a Path, it starts with the file
+// and each problem with its line, as compilers do: "FILE:3: problem" for one
+// problem, "FILE: line 3: p1; line 7: p2" for several.
 func (e *Error) Error() string {
-	if len(e.Problems) <= maxProblems {
-		return strings.Join(e.Problems, "; ")
+	shown := e.Problems
+	if len(shown) > maxProblems {
+		shown = shown[:maxProblems]
 	}
-	return fmt.Sprintf("%s; and %d more problems",
-		strings.Join(e.Problems[:maxProblems], "; "), len(e.Problems)-maxProblems)
+	parts := make([]string, len(shown))
+	for i, p := range shown {
+		parts[i] = p
+		if e.Path != "" && len(shown) > 1 && i < len(e.Lines) && e.Lines[i] > 0 {
+			parts[i] = fmt.Sprintf("line %d: %s", e.Lines[i], p)
+		}
+	}
+	msg := strings.Join(parts, "; ")
+	if extra := len(e.Problems) - len(shown); extra > 0 {
+		msg += fmt.Sprintf("; and %d more problems", extra)
+	}
+	if e.Path == "" {
+		return msg
+	}
+	if len(shown) == 1 && len(e.Lines) > 0 && e.Lines[0] > 0 {
+		return fmt.Sprintf("%s:%d: %s", showPath(e.Path), e.Lines[0], msg)
+	}
+	return showPath(e.Path) + ": " + msg
+}
+
+// locate records the file and, from its text, the line of each problem.
+func (e *Error) locate(path string, data []byte) {
+	e.Path = path
+	lines := keyLines(data)
+	e.Lines = make([]int, len(e.Problems))
+	for i, p := range e.Problems {
+		e.Lines[i] = lineOf(lines, problemKey(p))
+	}
+	// Problems read best in the file's order; those without a line last.
+	order := make([]int, len(e.Problems))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		la, lb := e.Lines[order[a]], e.Lines[order[b]]
+		if la == 0 || lb == 0 {
+			return la != 0 && lb == 0
+		}
+		return la < lb
+	})
+	problems, lineNums := make([]string, len(order)), make([]int, len(order))
+	for k, i := range order {
+		problems[k], lineNums[k] = e.Problems[i], e.Lines[i]
+	}
+	e.Problems, e.Lines = problems, lineNums
 }
 
 // Unwrap returns the underlying cause.

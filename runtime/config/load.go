@@ -163,7 +163,7 @@ func loadFile(path string, optional bool) (*parsed, string, error) {
 	if err != nil {
 		var ce *Error
 		if errors.As(err, &ce) {
-			ce.Path = path
+			ce.locate(path, data)
 			return nil, "", ce
 		}
 		return nil, "", errorf(err, "Cannot load configuration %s: %s", showPath(path), reason(err))

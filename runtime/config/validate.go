@@ -206,6 +206,10 @@ func checkBaseURL(raw string, allowRemote bool) string {
 		}
 		return baseURLPrefix + err.Error()
 	}
+	if p := strings.TrimSuffix(u.EscapedPath(), "/"); (u.Scheme == "http" || u.Scheme == "https") &&
+		u.Hostname() != "" && u.User == nil && !strings.ContainsAny(raw, "?#") && (p == "/v1" || p == "/api") {
+		return baseURLPrefix + fmt.Sprintf("drop the path %q: base_url is the server's origin (for example http://127.0.0.1:11434) and flow adds %s itself (set api = \"openai\" for the OpenAI-compatible API)", p, p)
+	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Opaque != "" || u.User != nil ||
 		strings.ContainsAny(raw, "?#") || (u.EscapedPath() != "" && u.EscapedPath() != "/") ||
 		u.Hostname() == "" {

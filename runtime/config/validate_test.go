@@ -92,7 +92,7 @@ func TestErrorMessageBounds(t *testing.T) {
 		fmt.Fprintf(&doc, "k%02d = 1\n", i)
 	}
 	_, err := parse([]byte(doc.String()))
-	want = "Unknown config options: k00, k01, k02, k03, k04, k05, k06, k07, k08, k09 and 2 more" + legacy
+	want = "Unknown config options: k00, k01, k02, k03, k04, k05, k06, k07, k08, k09 and 2 more"
 	if err == nil || err.Error() != want {
 		t.Errorf("parse(12 unknown keys) = %v, want %q", err, want)
 	}

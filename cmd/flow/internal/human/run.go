@@ -1,0 +1,177 @@
+package human
+
+import (
+	"fmt"
+	"strings"
+)
+
+func (p *printer) run(r runView) {
+	verdict := "not verified"
+	if r.Verified {
+		verdict = "verified"
+	}
+	head := fmt.Sprintf("%s %s · %s", p.mark(r.Status), p.style(bold, verdict), p.statusWord(r.Status))
+	if r.RunID != "" {
+		head += " · run " + r.RunID
+	}
+	head += " · " + seconds(r.DurationMS)
+	p.line("%s", head)
+	if why := reason(r.Status, r.Reason, r.Error); why != "" {
+		p.line("  %s", why)
+	}
+	if r.Task != "" {
+		p.line("  %s %s", p.style(dim, "task:"), firstLine(r.Task, 200))
+	}
+	p.checks(r.Checks)
+	p.changes(r.ChangedFiles, r.Diffs)
+	p.roles(r.Roles)
+	p.blank()
+	p.line("%s", p.style(dim, fmt.Sprintf("%s, %s, %s · %d prompt + %d completion tokens",
+		plural(r.Cycles, "cycle", "cycles"), plural(r.ModelCalls, "model call", "model calls"),
+		plural(r.ToolCalls, "tool call", "tool calls"), r.Usage.PromptTokens, r.Usage.CompletionTokens)))
+	if len(r.ChangedFiles) > 0 && r.RunID != "" {
+		p.line("%s", p.style(dim, "undo with: flow undo "+r.RunID))
+	}
+}
+
+// reason is the sentence that leads a summary: the report's reason, or its
+// error when there is no reason. An ok report needs none.
+func reason(status, why, err string) string {
+	if why == "" {
+		why = err
+	}
+	if status == "ok" && why == "" {
+		return ""
+	}
+	return why
+}
+
+func firstLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// checks lists check results, with the tail of each failing one's output.
+func (p *printer) checks(cs []checkResult) {
+	if len(cs) == 0 {
+		return
+	}
+	p.heading("checks")
+	width := 0
+	for _, c := range cs {
+		width = max(width, len(c.Name))
+	}
+	for _, c := range cs {
+		detail := c.Status
+		if c.Returncode != nil && c.Status != "ok" {
+			detail += fmt.Sprintf(" (exit %d)", *c.Returncode)
+		}
+		extra := ""
+		if !c.Required {
+			extra = " · optional"
+		}
+		if c.Baseline != "" && c.Baseline != "unchanged" {
+			extra += " · " + c.Baseline
+		}
+		p.line("  %s %-*s  %s  %s%s", p.mark(c.Status), width, c.Name, p.statusWord(detail), p.style(dim, seconds(c.DurationMS)), p.style(dim, extra))
+		if c.Status == "ok" {
+			continue
+		}
+		if c.Error != "" {
+			p.line("      %s", c.Error)
+		}
+		out := strings.TrimRight(c.Stdout, "\n")
+		if s := strings.TrimRight(c.Stderr, "\n"); s != "" {
+			if out != "" {
+				out += "\n"
+			}
+			out += s
+		}
+		text, cut := tail(out, p.opts.TailLines)
+		if text == "" {
+			continue
+		}
+		if cut > 0 || c.StdoutTruncated {
+			p.line("      %s", p.style(dim, "… (last lines of the output)"))
+		}
+		p.indent("      ", text)
+	}
+}
+
+// changes lists changed files with diffstats, then their diffs.
+func (p *printer) changes(files []string, diffs []fileDiff) {
+	if len(files) == 0 && len(diffs) == 0 {
+		return
+	}
+	byPath := map[string]fileDiff{}
+	for _, d := range diffs {
+		byPath[d.Path] = d
+	}
+	if len(files) == 0 {
+		for _, d := range diffs {
+			files = append(files, d.Path)
+		}
+	}
+	p.heading("changed files")
+	for _, f := range files {
+		d, ok := byPath[f]
+		switch {
+		case !ok:
+			p.line("  %s", f)
+		case d.Binary:
+			p.line("  %s  %s", f, p.style(dim, "binary"))
+		default:
+			stat := p.style(green, fmt.Sprintf("+%d", d.Added)) + " " + p.style(red, fmt.Sprintf("-%d", d.Removed))
+			note := ""
+			if d.Change != "" && d.Change != "modified" {
+				note = " " + p.style(dim, "("+d.Change+")")
+			}
+			p.line("  %s  %s%s", f, stat, note)
+		}
+	}
+	for _, f := range files {
+		if d, ok := byPath[f]; ok && d.Diff != "" && !d.Binary {
+			p.blank()
+			p.colorDiff(d.Diff)
+		}
+	}
+}
+
+// roles summarises the roles: each one's status, and the reviewer's
+// verdict and first issues.
+func (p *printer) roles(rs []role) {
+	if len(rs) == 0 {
+		return
+	}
+	p.heading("roles")
+	for _, r := range rs {
+		s := fmt.Sprintf("  %s %-8s %s  %s", p.mark(r.Status), r.Role, p.statusWord(r.Status), p.style(dim, plural(r.Turns, "turn", "turns")))
+		if r.Approved != nil {
+			if *r.Approved {
+				s += " · approved"
+			} else {
+				s += " · " + p.style(red, "rejected")
+			}
+		}
+		p.line("%s", s)
+		if r.Error != "" {
+			p.line("      %s", firstLine(r.Error, 300))
+		}
+		if r.Role == "reviewer" && r.Summary != "" {
+			p.line("      %s", firstLine(r.Summary, 300))
+		}
+		for i, is := range r.Issues {
+			if i == 3 {
+				p.line("      %s", p.style(dim, fmt.Sprintf("… %d more issues", len(r.Issues)-3)))
+				break
+			}
+			p.line("      - %s", firstLine(is, 200))
+		}
+	}
+}

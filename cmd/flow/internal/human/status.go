@@ -1,0 +1,71 @@
+package human
+
+import (
+	"fmt"
+	"strings"
+)
+
+func (p *printer) status(r statusView) {
+	mode := p.style(yellow, "read-only")
+	if r.Trusted {
+		mode = p.style(green, "trusted")
+	}
+	p.line("%s flow %s · %s · %s", p.mark(r.Status), r.Version, r.Workspace, mode)
+	if r.Error != "" {
+		p.line("  %s", r.Error)
+	}
+	cfg := p.style(yellow, "none loaded")
+	if r.ConfigPath != nil && *r.ConfigPath != "" {
+		cfg = *r.ConfigPath
+	}
+	p.line("  %s %s", p.style(dim, "config: "), cfg)
+	p.line("  %s %s (%s)", p.style(dim, "backend:"), r.Backend.BaseURL, r.Backend.API)
+	m := r.Models
+	if m.Planner == m.Coder && m.Coder == m.Reviewer {
+		p.line("  %s %s", p.style(dim, "models: "), m.Planner)
+	} else {
+		p.line("  %s planner %s · coder %s · reviewer %s", p.style(dim, "models: "), m.Planner, m.Coder, m.Reviewer)
+	}
+	editor := "none"
+	if r.Editor.Attached {
+		editor = fmt.Sprintf("attached (%s, %s)", r.Editor.Status, plural(len(r.Editor.Tools), "tool", "tools"))
+	}
+	if r.Editor.Error != nil && *r.Editor.Error != "" && r.Editor.Attached {
+		editor += " — " + *r.Editor.Error
+	}
+	p.line("  %s %s", p.style(dim, "editor: "), editor)
+	if r.Busy {
+		p.line("  %s %s", p.style(dim, "busy:   "), p.style(yellow, "a run, check or undo holds the workspace"))
+	}
+	if len(r.Checks) > 0 {
+		p.heading("checks")
+		width := 0
+		for _, c := range r.Checks {
+			width = max(width, len(c.Name))
+		}
+		for _, c := range r.Checks {
+			req := "required"
+			if !c.Required {
+				req = "optional"
+			}
+			p.line("  %-*s  %-8s %-11s %s", width, c.Name, req, c.Kind, strings.Join(c.Filetypes, " "))
+		}
+	}
+	if len(r.Warnings) > 0 {
+		p.heading("warnings")
+		for _, w := range r.Warnings {
+			p.line("  %s %s", p.style(yellow, "!"), w)
+		}
+	}
+	if lr := r.LastReport; lr != nil && lr.Status != "" {
+		p.heading("last run")
+		verdict := "not verified"
+		if lr.Verified {
+			verdict = "verified"
+		}
+		p.line("  %s %s · %s · %s", p.mark(lr.Status), lr.RunID, p.statusWord(lr.Status), verdict)
+		if lr.Task != "" {
+			p.line("    %s", firstLine(lr.Task, 200))
+		}
+	}
+}

@@ -1,0 +1,158 @@
+package human
+
+// The views hold the fields of each report that the summary shows, under
+// the report's JSON names.
+
+type checkResult struct {
+	Name            string   `json:"name"`
+	Cmd             []string `json:"cmd"`
+	Required        bool     `json:"required"`
+	Kind            string   `json:"kind"`
+	Status          string   `json:"status"`
+	Returncode      *int     `json:"returncode"`
+	Error           string   `json:"error"`
+	Stdout          string   `json:"stdout"`
+	StdoutTruncated bool     `json:"stdout_truncated"`
+	Stderr          string   `json:"stderr"`
+	DurationMS      int64    `json:"duration_ms"`
+	// Baseline, when the report carries it, says how the check did before
+	// the run ("fixed", "broken", "pre-existing", "unchanged").
+	Baseline string `json:"baseline"`
+}
+
+type fileDiff struct {
+	Path      string `json:"path"`
+	Change    string `json:"change"`
+	Added     int    `json:"added"`
+	Removed   int    `json:"removed"`
+	Binary    bool   `json:"binary"`
+	Diff      string `json:"diff"`
+	Truncated bool   `json:"truncated"`
+}
+
+type role struct {
+	Role     string   `json:"role"`
+	Model    string   `json:"model"`
+	Status   string   `json:"status"`
+	Turns    int      `json:"turns"`
+	Summary  string   `json:"summary"`
+	Error    string   `json:"error"`
+	Approved *bool    `json:"approved"`
+	Issues   []string `json:"issues"`
+}
+
+type runView struct {
+	Status       string        `json:"status"`
+	Verified     bool          `json:"verified"`
+	Task         string        `json:"task"`
+	RunID        string        `json:"run_id"`
+	Workspace    string        `json:"workspace"`
+	DurationMS   int64         `json:"duration_ms"`
+	Roles        []role        `json:"roles"`
+	ChangedFiles []string      `json:"changed_files"`
+	Diffs        []fileDiff    `json:"diffs"`
+	Checks       []checkResult `json:"checks"`
+	ModelCalls   int           `json:"model_calls"`
+	ToolCalls    int           `json:"tool_calls"`
+	Cycles       int           `json:"cycles"`
+	Usage        struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+	Summary string `json:"summary"`
+	Reason  string `json:"reason"`
+	Error   string `json:"error"`
+}
+
+type checkView struct {
+	Status   string        `json:"status"`
+	Verified bool          `json:"verified"`
+	Checks   []checkResult `json:"checks"`
+	Reason   string        `json:"reason"`
+	Error    string        `json:"error"`
+}
+
+type statusView struct {
+	Status     string  `json:"status"`
+	Version    string  `json:"version"`
+	Workspace  string  `json:"workspace"`
+	Trusted    bool    `json:"trusted"`
+	ConfigPath *string `json:"config_path"`
+	Backend    struct {
+		API     string `json:"api"`
+		BaseURL string `json:"base_url"`
+	} `json:"backend"`
+	Models struct {
+		Planner  string `json:"planner"`
+		Coder    string `json:"coder"`
+		Reviewer string `json:"reviewer"`
+	} `json:"models"`
+	Checks []struct {
+		Name      string   `json:"name"`
+		Required  bool     `json:"required"`
+		Kind      string   `json:"kind"`
+		Filetypes []string `json:"filetypes"`
+	} `json:"checks"`
+	Editor struct {
+		Status   string   `json:"status"`
+		Attached bool     `json:"attached"`
+		Tools    []string `json:"tools"`
+		Error    *string  `json:"error"`
+	} `json:"editor"`
+	Warnings   []string `json:"warnings"`
+	Busy       bool     `json:"busy"`
+	LastReport *struct {
+		Status   string `json:"status"`
+		Verified bool   `json:"verified"`
+		RunID    string `json:"run_id"`
+		Task     string `json:"task"`
+		Summary  string `json:"summary"`
+	} `json:"last_report"`
+	Error string `json:"error"`
+}
+
+type undoView struct {
+	Status    string     `json:"status"`
+	RunID     string     `json:"run_id"`
+	Restored  []string   `json:"restored"`
+	Removed   []string   `json:"removed"`
+	Unchanged []string   `json:"unchanged"`
+	Diffs     []fileDiff `json:"diffs"`
+	Conflicts []struct {
+		Path   string `json:"path"`
+		Reason string `json:"reason"`
+	} `json:"conflicts"`
+	AlreadyUndone bool   `json:"already_undone"`
+	Message       string `json:"message"`
+	Error         string `json:"error"`
+}
+
+type doctorView struct {
+	Status     string  `json:"status"`
+	Version    string  `json:"version"`
+	Workspace  string  `json:"workspace"`
+	ConfigPath *string `json:"config_path"`
+	Backend    struct {
+		Status  string `json:"status"`
+		API     string `json:"api"`
+		BaseURL string `json:"base_url"`
+		Version string `json:"version"`
+		Error   string `json:"error"`
+	} `json:"backend"`
+	Models []struct {
+		Roles        []string `json:"roles"`
+		Model        string   `json:"model"`
+		Status       string   `json:"status"`
+		Capabilities []string `json:"capabilities"`
+		Error        string   `json:"error"`
+	} `json:"models"`
+	Checks []struct {
+		Name       string `json:"name"`
+		Executable string `json:"executable"`
+		Path       string `json:"path"`
+		Status     string `json:"status"`
+		Error      string `json:"error"`
+	} `json:"checks"`
+	Warnings []string `json:"warnings"`
+	LogFile  string   `json:"log_file"`
+}
