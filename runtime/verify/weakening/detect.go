@@ -41,8 +41,8 @@ const maxFindings = 20
 
 // Change is one file's content before and after a run.
 type Change struct {
-	Path           string
-	Before, After  []byte
+	Path            string
+	Before, After   []byte
 	Existed, Exists bool
 }
 
