@@ -27,6 +27,8 @@ func runHelper(name string) int {
 		err = helperCrash()
 	case "lock":
 		err = helperLock()
+	case "tasks":
+		err = helperTasks()
 	default:
 		err = fmt.Errorf("unknown helper %q", name)
 	}

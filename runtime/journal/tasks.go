@@ -1,0 +1,437 @@
+package journal
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Task statuses, as MCP's tasks utility names them.
+const (
+	TaskWorking   = "working"
+	TaskCompleted = "completed"
+	TaskFailed    = "failed"
+	TaskCancelled = "cancelled"
+)
+
+// Task bounds.
+const (
+	// DefaultTaskTTL is how long a task's record is kept after it was
+	// created when the requestor asks for no ttl.
+	DefaultTaskTTL = 24 * time.Hour
+	// MaxTaskTTL caps a requested ttl.
+	MaxTaskTTL = 7 * 24 * time.Hour
+	// MaxTasks bounds the records kept per workspace; the oldest finished
+	// ones go first.
+	MaxTasks = 200
+)
+
+// ErrTaskNotFound reports an unknown or expired task id.
+var ErrTaskNotFound = errors.New("task not found")
+
+// Task is the durable record of one long-running tool call: what was asked,
+// where it stands, and once finished the exact result a plain call would have
+// returned. The record is independent of the wire: the MCP server maps it to
+// its tasks utility.
+type Task struct {
+	ID        string          `json:"id"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Status    string          `json:"status"`
+	// Message is the latest human-readable status, from the runtime's
+	// latest event while working, or why the task ended.
+	Message   string    `json:"message,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	// TTL is how long the record is kept after CreatedAt.
+	TTL time.Duration `json:"ttl_ns"`
+	// Version grows by one with every change, so a watcher can tell news
+	// from a repeat.
+	Version int64 `json:"version"`
+	// RunID is the run's id once the runtime has started it.
+	RunID string `json:"run_id,omitempty"`
+	// IdempotencyKey, when set, makes a second submission with the same key
+	// return this task.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
+	// Result is the tool result (any JSON), set with a terminal status.
+	Result json.RawMessage `json:"result,omitempty"`
+	// Owner identifies the process running the task: a working task whose
+	// owner is gone was interrupted.
+	Owner Owner `json:"owner"`
+}
+
+// Owner identifies a process across pid reuse: its pid and its start time
+// in clock ticks since boot.
+type Owner struct {
+	PID   int    `json:"pid"`
+	Start uint64 `json:"start"`
+}
+
+// Terminal reports whether the task has ended.
+func (t Task) Terminal() bool { return t.Status != TaskWorking }
+
+// Expired reports whether the record's ttl has passed at now.
+func (t Task) Expired(now time.Time) bool { return now.After(t.CreatedAt.Add(t.TTL)) }
+
+// Tasks is the task store of one workspace, under its state directory
+// beside the run history. Any number of processes may use it at once: each
+// task is one file written atomically, and only the owning process changes a
+// working task (others may mark it interrupted once the owner is gone).
+type Tasks struct {
+	dir  string
+	self Owner
+	now  func() time.Time
+
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced on every change in this process
+}
+
+const tasksDir = "tasks"
+
+// taskIDPattern is the shape of ids this store makes: 32 hex digits.
+var taskIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+// Tasks opens the workspace's task store and marks the working tasks of
+// processes that are gone as failed ("interrupted").
+func (s *Store) Tasks() (*Tasks, error) {
+	dir := filepath.Join(s.dir, tasksDir)
+	if err := mkdirPrivate(dir); err != nil {
+		return nil, fmt.Errorf("journal: task store: %w", err)
+	}
+	t := &Tasks{dir: dir, self: selfOwner(), now: time.Now, changed: make(chan struct{})}
+	t.recover()
+	return t, nil
+}
+
+// NewTask records a new working task owned by this process. With a
+// non-empty key, an existing unexpired task with the same key is returned
+// instead (created is then false).
+func (t *Tasks) NewTask(tool string, args json.RawMessage, ttl time.Duration, key string) (task Task, created bool, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if key != "" {
+		all, err := t.all()
+		if err != nil {
+			return Task{}, false, err
+		}
+		for _, old := range all {
+			if old.IdempotencyKey == key && old.Tool == tool {
+				return old, false, nil
+			}
+		}
+	}
+	if ttl <= 0 {
+		ttl = DefaultTaskTTL
+	}
+	ttl = min(ttl, MaxTaskTTL)
+	id, err := newTaskID()
+	if err != nil {
+		return Task{}, false, err
+	}
+	now := t.now().UTC()
+	task = Task{ID: id, Tool: tool, Arguments: args, Status: TaskWorking, CreatedAt: now, UpdatedAt: now,
+		TTL: ttl, Version: 1, IdempotencyKey: key, Owner: t.self}
+	if err := t.save(task); err != nil {
+		return Task{}, false, err
+	}
+	t.prune()
+	return task, true, nil
+}
+
+// Update changes a task of this store. A terminal task never changes again:
+// the update is refused with the task as it stands.
+func (t *Tasks) Update(id string, change func(*Task)) (Task, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	task, err := t.load(id)
+	if err != nil {
+		return Task{}, err
+	}
+	if task.Terminal() {
+		return task, nil
+	}
+	change(&task)
+	task.ID = id
+	task.Version++
+	task.UpdatedAt = t.now().UTC()
+	if err := t.save(task); err != nil {
+		return Task{}, err
+	}
+	return task, nil
+}
+
+// Task returns one task. An expired or unknown id is [ErrTaskNotFound]; a
+// working task whose owner is gone is reported (and recorded) as failed.
+func (t *Tasks) Task(id string) (Task, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	task, err := t.load(id)
+	if err != nil {
+		return Task{}, err
+	}
+	return t.checkOwner(task), nil
+}
+
+// List returns the unexpired tasks, newest first, from the cursor on (""
+// for the start), at most limit of them, and the cursor of the next page
+// ("" when there is none). A cursor is the id of the last task of the
+// previous page.
+func (t *Tasks) List(cursor string, limit int) ([]Task, string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	all, err := t.all()
+	if err != nil {
+		return nil, "", err
+	}
+	start := 0
+	if cursor != "" {
+		start = -1
+		for i, task := range all {
+			if task.ID == cursor {
+				start = i + 1
+				break
+			}
+		}
+		if start < 0 {
+			return nil, "", fmt.Errorf("%w: cursor %s", ErrTaskNotFound, cursor)
+		}
+	}
+	end := min(start+max(limit, 1), len(all))
+	page := make([]Task, 0, end-start)
+	for _, task := range all[start:end] {
+		page = append(page, t.checkOwner(task))
+	}
+	next := ""
+	if end < len(all) {
+		next = all[end-1].ID
+	}
+	return page, next, nil
+}
+
+// Wait returns the task once it is terminal, or when ctx ends. Changes made
+// in this process wake it at once; a task owned by another process is
+// polled every poll.
+func (t *Tasks) Wait(ctx context.Context, id string, poll time.Duration) (Task, error) {
+	for {
+		t.mu.Lock()
+		changed := t.changed
+		task, err := t.load(id)
+		if err == nil {
+			task = t.checkOwner(task)
+		}
+		t.mu.Unlock()
+		if err != nil || task.Terminal() {
+			return task, err
+		}
+		var tick <-chan time.Time
+		var timer *time.Timer
+		if task.Owner != t.self {
+			timer = time.NewTimer(poll)
+			tick = timer.C
+		}
+		select {
+		case <-ctx.Done():
+		case <-changed:
+		case <-tick:
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if ctx.Err() != nil {
+			return task, ctx.Err()
+		}
+	}
+}
+
+// all returns every unexpired task, newest first.
+func (t *Tasks) all() ([]Task, error) {
+	names, err := os.ReadDir(t.dir)
+	if err != nil {
+		return nil, fmt.Errorf("journal: task store: %w", err)
+	}
+	now := t.now()
+	var out []Task
+	for _, e := range names {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !taskIDPattern.MatchString(id) {
+			continue
+		}
+		task, err := t.read(id)
+		if err != nil || task.Expired(now) {
+			continue
+		}
+		out = append(out, task)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.After(out[j].CreatedAt)
+		}
+		return out[i].ID > out[j].ID
+	})
+	return out, nil
+}
+
+func (t *Tasks) load(id string) (Task, error) {
+	if !taskIDPattern.MatchString(id) {
+		return Task{}, fmt.Errorf("%w: %s", ErrTaskNotFound, clipID(id))
+	}
+	task, err := t.read(id)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && task.Expired(t.now())) {
+		return Task{}, fmt.Errorf("%w: %s", ErrTaskNotFound, id)
+	}
+	return task, err
+}
+
+func (t *Tasks) read(id string) (Task, error) {
+	b, err := os.ReadFile(filepath.Join(t.dir, id+".json"))
+	if err != nil {
+		return Task{}, err
+	}
+	var task Task
+	if err := json.Unmarshal(b, &task); err != nil {
+		return Task{}, fmt.Errorf("journal: task %s: %w", id, err)
+	}
+	return task, nil
+}
+
+func (t *Tasks) save(task Task) error {
+	b, err := json.Marshal(task)
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(t.dir, task.ID+".json", b); err != nil {
+		return fmt.Errorf("journal: task %s: %w", task.ID, err)
+	}
+	close(t.changed)
+	t.changed = make(chan struct{})
+	return nil
+}
+
+// checkOwner turns a working task whose owner is gone into a failed one
+// and records that. The caller holds t.mu.
+func (t *Tasks) checkOwner(task Task) Task {
+	if task.Terminal() || task.Owner == t.self || ownerAlive(task.Owner) {
+		return task
+	}
+	task.Status = TaskFailed
+	task.Message = "interrupted: the flow server running this task stopped before it finished; its edits are in the journal (flow undo reverts them)"
+	task.Version++
+	task.UpdatedAt = t.now().UTC()
+	_ = t.save(task) // a read-only state directory still answers truthfully
+	return task
+}
+
+// recover marks interrupted tasks at open.
+func (t *Tasks) recover() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	all, err := t.all()
+	if err != nil {
+		return
+	}
+	for _, task := range all {
+		t.checkOwner(task)
+	}
+}
+
+// prune removes expired records and, past MaxTasks, the oldest finished
+// ones. The caller holds t.mu.
+func (t *Tasks) prune() {
+	names, err := os.ReadDir(t.dir)
+	if err != nil {
+		return
+	}
+	now := t.now()
+	var kept []Task
+	for _, e := range names {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !taskIDPattern.MatchString(id) {
+			continue
+		}
+		task, err := t.read(id)
+		if err != nil {
+			continue
+		}
+		if task.Expired(now) {
+			os.Remove(filepath.Join(t.dir, e.Name()))
+			continue
+		}
+		kept = append(kept, task)
+	}
+	if len(kept) <= MaxTasks {
+		return
+	}
+	sort.Slice(kept, func(i, j int) bool { return kept[i].CreatedAt.Before(kept[j].CreatedAt) })
+	for _, task := range kept {
+		if len(kept) <= MaxTasks {
+			break
+		}
+		if task.Terminal() {
+			os.Remove(filepath.Join(t.dir, task.ID+".json"))
+			kept = kept[1:]
+		}
+	}
+}
+
+func newTaskID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("journal: task id: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+func clipID(id string) string {
+	if len(id) > 64 {
+		id = id[:64] + "…"
+	}
+	return strconv.Quote(id)
+}
+
+// selfOwner identifies this process.
+func selfOwner() Owner {
+	pid := os.Getpid()
+	return Owner{PID: pid, Start: startTime(pid)}
+}
+
+// ownerAlive reports whether the owner process still runs: same pid, same
+// start time (a reused pid has another).
+func ownerAlive(o Owner) bool {
+	if o.PID <= 0 || !alive(o.PID) {
+		return false
+	}
+	return o.Start == 0 || startTime(o.PID) == o.Start
+}
+
+// startTime reads a process's start time (field 22 of /proc/PID/stat), or
+// 0 when it cannot be read.
+func startTime(pid int) uint64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) is in parentheses and may hold spaces.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	fields := strings.Fields(s[i+1:])
+	// fields[0] is field 3 (state); field 22 is fields[19].
+	if len(fields) < 20 {
+		return 0
+	}
+	n, _ := strconv.ParseUint(fields[19], 10, 64)
+	return n
+}
