@@ -31,6 +31,7 @@ type options struct {
 	editorTimeout float64
 	editorModule  string // "": the command's default (serve: rose.tools, nvim: flow.tools)
 	quiet         bool
+	json          bool // print the JSON report even on a terminal
 	name          string // check --name
 	version       bool
 	help          bool
@@ -135,6 +136,9 @@ func parseArgs(argv []string) (*options, error) {
 		case "--quiet", "-q":
 			err = noValue()
 			o.quiet = true
+		case "--json":
+			err = noValue()
+			o.json = true
 		case "--name":
 			o.name, err = needValue()
 		case "--version":
@@ -172,6 +176,9 @@ func checkArity(o *options) error {
 		if n > 0 {
 			return usagef("%s takes no arguments (got %q)", commandName(o.command), o.args[0])
 		}
+	}
+	if o.json && !slices.Contains([]string{"run", "check", "status", "undo", "doctor"}, o.command) {
+		return usagef("--json is only valid with run, check, status, undo and doctor")
 	}
 	if o.name != "" && o.command != "check" {
 		return usagef("--name is only valid with check")

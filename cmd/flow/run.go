@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"flow/cmd/flow/internal/human"
 	"flow/runtime/config"
 	"flow/runtime/report"
 )
@@ -78,7 +79,11 @@ func finish(ctx context.Context, e *env, rep any, status string, err error) int 
 	}
 	b, err := report.Marshal(rep)
 	if err == nil {
-		_, err = e.stdout.Write(append(b, '\n'))
+		if e.humanOutput() {
+			err = human.Render(e.stdout, e.opts.command, b, human.Options{Color: e.color()})
+		} else {
+			_, err = e.stdout.Write(append(b, '\n'))
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "flow: write report: %s\n", err)
@@ -89,6 +94,15 @@ func finish(ctx context.Context, e *env, rep any, status string, err error) int 
 	}
 	return exitNotOK
 }
+
+// humanOutput reports whether the report goes to a person: stdout is a
+// terminal and --json was not given. Scripts that pipe or redirect stdout
+// get exactly the one JSON object.
+func (e *env) humanOutput() bool { return !e.opts.json && isTerminal(e.stdout) }
+
+// color reports whether human output may use ANSI colours: not with
+// NO_COLOR set (https://no-color.org) or on a dumb terminal.
+func (e *env) color() bool { return e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb" }
 
 // loadConfig loads the configuration with the command-line overrides.
 func loadConfig(e *env) (*config.Config, error) {

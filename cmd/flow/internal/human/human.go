@@ -117,7 +117,7 @@ func (p *printer) mark(status string) string {
 	switch status {
 	case "ok":
 		return p.style(green, "✓")
-	case "failed", "error", "timeout", "conflict":
+	case "failed", "error", "timeout", "conflict", "unavailable":
 		return p.style(red, "✗")
 	case "cancelled", "busy":
 		return p.style(yellow, "■")
@@ -129,7 +129,7 @@ func (p *printer) statusWord(status string) string {
 	switch status {
 	case "ok":
 		return p.style(green, status)
-	case "failed", "error", "timeout", "conflict":
+	case "failed", "error", "timeout", "conflict", "unavailable":
 		return p.style(red, status)
 	}
 	return p.style(yellow, status)
