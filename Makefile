@@ -3,6 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 GO       ?= go
+NVIM     ?= nvim
 BIN      ?= bin
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
 LDFLAGS  := -X main.version=$(VERSION)
@@ -13,9 +14,12 @@ FUZZTIME ?= 5s
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-build: ## build bin/flow and bin/flow-fake-ollama
+build: ## build bin/flow and bin/flow-fake-ollama, and doc/tags for :help flow
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/flow ./cmd/flow
 	$(GO) build -o $(BIN)/flow-fake-ollama ./cmd/flow-fake-ollama
+	@if command -v $(NVIM) >/dev/null 2>&1; then \
+		$(NVIM) --clean --headless -n -c 'helptags doc' -c 'qa!' </dev/null && echo "doc/tags: help tags for :help flow"; \
+	else echo "$(NVIM) not found: no doc/tags (Neovim makes them when it loads the plugin)"; fi
 
 install: ## go install ./cmd/flow
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/flow

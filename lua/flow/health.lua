@@ -89,9 +89,7 @@ local function check_binary(r, config)
   local cmd = config.cmd()
   local bin = cmd[1]
   if vim.fn.executable(bin) ~= 1 then
-    r.error("flow binary not found or not executable: " .. bin, {
-      "build it with `make build` (bin/flow) or `go install ./cmd/flow`, or set `cmd` in setup()",
-    })
+    r.error("flow binary not found or not executable: " .. bin, { require("flow.install").how() })
     return false
   end
   r.ok("binary: " .. vim.fn.exepath(bin))
