@@ -37,18 +37,19 @@ func Health(t testing.TB, v *nvim.Nvim, name string) ([]HealthItem, string) {
 	return ParseHealth(text), text
 }
 
-// ParseHealth parses the text of a :checkhealth buffer as every Neovim
-// since 0.7 renders it, so that tests assert on what was reported rather
-// than on one renderer's layout:
+// ParseHealth parses the text of a :checkhealth buffer as Neovim renders it
+// since 0.7, so that tests assert on what was reported rather than on one
+// renderer's layout (testdata holds a recording of each):
 //
 //   - 0.7: sections are "## Name", reports "  - OK: text", advice under
 //     "    - ADVICE:" as "      - text";
-//   - 0.8, 0.9: sections are "Name ~", reports "- OK: text";
-//   - 0.10 and later: reports "- OK text", and an info report has no level
-//     word at all ("- text"); advice under "  - ADVICE:".
+//   - later releases (0.10 recorded): sections are "Name ~", reports
+//     "- OK text", an info report has no level word at all ("- text"),
+//     advice under "  - ADVICE:".
 //
-// A report's continuation lines (indented deeper than its "- ") are joined
-// to its text with "\n".
+// Either level form ("OK: text", "OK text", with or without a leading
+// symbol) is accepted with either section form. A report's continuation
+// lines (indented deeper than its "- ") are joined to its text with "\n".
 func ParseHealth(text string) []HealthItem {
 	lines := strings.Split(text, "\n")
 	base := -1 // the indentation of a report's "- "; advice is deeper
