@@ -16,13 +16,16 @@
 #
 # The prefix is kept in ${FLOW_TEST_CACHE:-$HOME/.cache/flow-test}; a rerun
 # reuses it without touching the network. Needs apt-get, dpkg-deb and
-# patchelf (`apt-get install patchelf`), and runs as any user.
+# patchelf (`apt-get install patchelf`), and runs as any user. A failed
+# signature check of trixie's lists means an old debian-archive-keyring:
+# upgrade it (apt-get install debian-archive-keyring).
 set -euo pipefail
 
 suite=trixie
 mirror=${FLOW_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-cache=${FLOW_TEST_CACHE:-$HOME/.cache/flow-test}
+home=${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}
+cache=${FLOW_TEST_CACHE:-$home/.cache/flow-test}
 prefix=$cache/nvim-$suite
 nvim=$prefix/usr/bin/nvim
 
