@@ -3,19 +3,23 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 GO       ?= go
+NVIM     ?= nvim
 BIN      ?= bin
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
 LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 5s
 
-.PHONY: help build install test test-race test-nvim test-mcp e2e fuzz lint fmt check bench demo clean
+.PHONY: help build install test test-race test-nvim test-nvim-current test-mcp e2e fuzz lint fmt check bench demo clean
 
 help: ## list the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-build: ## build bin/flow and bin/flow-fake-ollama
+build: ## build bin/flow and bin/flow-fake-ollama, and doc/tags for :help flow
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/flow ./cmd/flow
 	$(GO) build -o $(BIN)/flow-fake-ollama ./cmd/flow-fake-ollama
+	@if command -v $(NVIM) >/dev/null 2>&1; then \
+		$(NVIM) --clean --headless -n -c 'helptags doc' -c 'qa!' </dev/null && echo "doc/tags: help tags for :help flow"; \
+	else echo "$(NVIM) not found: no doc/tags (Neovim makes them when it loads the plugin)"; fi
 
 install: ## go install ./cmd/flow
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/flow
@@ -27,8 +31,11 @@ test: ## the whole test suite, then a short run of every fuzz target
 test-race: ## the test suite under the race detector
 	$(GO) test -race -count=1 ./...
 
-test-nvim: ## the Neovim tests only, against a real nvim (required)
+test-nvim: ## the Neovim tests only, against a real nvim (required; FLOW_TEST_NVIM_BIN picks which)
 	FLOW_TEST_NVIM=required $(GO) test -count=1 ./plugin/... ./bufferfs/... ./cmd/flow -run 'Nvim|Neovim|Editor|Plugin|Tools|Bridge|Socket|Help|Health|Flow'
+
+test-nvim-current: ## the Neovim tests on a current Neovim (fetched once by scripts/nvim-current.sh)
+	FLOW_TEST_NVIM_BIN="$$(scripts/nvim-current.sh)" $(MAKE) --no-print-directory test-nvim
 
 test-mcp: ## the MCP server tests only (in process and over a real flow serve)
 	$(GO) test -count=1 ./mcp/... ./cmd/flow -run 'Serve|MCP|TypeScript|Golden|Session'

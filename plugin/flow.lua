@@ -28,6 +28,16 @@ command("FlowStatus", run("status"), { nargs = 0, desc = "flow: show the status 
 command("FlowStop", run("stop"), { nargs = 0, desc = "flow: cancel the running job" })
 command("FlowUndo", run("undo"), { nargs = "?", desc = "flow: undo a run" })
 command("FlowLog", run("log"), { nargs = 0, desc = "flow: open the log file" })
+command("FlowInstall", function()
+  require("flow.install").command()
+end, { nargs = 0, desc = "flow: build bin/flow and the help tags" })
+
+-- A plugin manager that loads flow from a local directory makes no help
+-- tags; make them once, so that :help flow works.
+local doc = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h") .. "/doc"
+if vim.fn.filereadable(doc .. "/tags") == 0 and vim.fn.filewritable(doc) == 2 then
+  pcall(vim.cmd, "silent! helptags " .. vim.fn.fnameescape(doc))
+end
 
 vim.keymap.set("n", "<Plug>(flow-build)", "<Cmd>FlowBuild<CR>", { desc = "flow: run a task" })
 vim.keymap.set("x", "<Plug>(flow-build)", ":FlowBuild<CR>", { desc = "flow: run a task on the selection" })

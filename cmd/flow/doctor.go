@@ -14,10 +14,13 @@ import (
 
 // doctorReport is the output of `flow doctor`.
 type doctorReport struct {
-	Status     string        `json:"status"`
-	Version    string        `json:"version"`
-	Workspace  string        `json:"workspace"`
-	ConfigPath *string       `json:"config_path"`
+	Status     string  `json:"status"`
+	Version    string  `json:"version"`
+	Workspace  string  `json:"workspace"`
+	ConfigPath *string `json:"config_path"`
+	// UserConfig is the user file, read when --config is not given (and it
+	// exists), so that a health check can say where to create one.
+	UserConfig string        `json:"user_config"`
 	Backend    doctorBackend `json:"backend"`
 	Models     []doctorModel `json:"models"`
 	Checks     []doctorCheck `json:"checks"`
@@ -62,11 +65,12 @@ func cmdDoctor(ctx context.Context, e *env) (any, string, error) {
 	cfg := rt.cfg
 	rep := doctorReport{
 		Status: report.StatusOK, Version: flowVersion(), Workspace: cfg.Workspace,
-		Backend:  doctorBackend{API: cfg.Ollama.API, BaseURL: cfg.Ollama.BaseURL},
-		Models:   []doctorModel{},
-		Checks:   []doctorCheck{},
-		Warnings: append([]string{}, cfg.Warnings...),
-		LogFile:  e.getenv("FLOW_LOG_FILE"),
+		Backend:    doctorBackend{API: cfg.Ollama.API, BaseURL: cfg.Ollama.BaseURL},
+		Models:     []doctorModel{},
+		Checks:     []doctorCheck{},
+		Warnings:   append([]string{}, cfg.Warnings...),
+		LogFile:    e.getenv("FLOW_LOG_FILE"),
+		UserConfig: config.UserFile(e.getenv),
 	}
 	if cfg.ConfigPath != "" {
 		p := cfg.ConfigPath

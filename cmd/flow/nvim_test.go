@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -400,51 +401,109 @@ func TestNvimEditorToolsReachTheModel(t *testing.T) {
 }
 
 // TestNvimCheckHealth: :checkhealth flow with the real binary reports OK
-// for the binary, its version, the backend, the model and the check; a
-// missing binary is an error.
+// for the binary, its version, the configuration file, the backend, the
+// model and the check; the user file is shown when setup() names none; a
+// backend that is down gives no advice about models; a missing binary is an
+// error. The health buffer is parsed (nvimtest.ParseHealth), so the test
+// holds on every Neovim renderer (0.7 "- OK: x", 0.10 "- OK x").
 func TestNvimCheckHealth(t *testing.T) {
 	t.Parallel()
 	ws := goWorkspace(t)
 	srv := ollamatest.New(t)
 	srv.SetModels("coder:7b")
 	srv.SetCapabilities("coder:7b", "completion", "tools")
-	cfg := writeFile(t, t.TempDir(), "ops.toml", `workspace_dir = `+tomlString(ws)+`
-[ollama]
-base_url = `+tomlString(srv.URL)+`
+	settings := `[ollama]
+base_url = ` + tomlString(srv.URL) + `
 model = "coder:7b"
 [checks.lint]
 cmd = ["grep", "-q", "package", "a.go"]
-`)
+`
+	cfg := writeFile(t, t.TempDir(), "ops.toml", "workspace_dir = "+tomlString(ws)+"\n"+settings)
 	v := nvimtest.New(t, nvimtest.Options{Dir: ws})
-	health := func(cmd string) string {
+	health := func(cmd, cfg string) ([]nvimtest.HealthItem, string) {
 		t.Helper()
-		nvimtest.Exec(t, v, "require('flow').setup({ cmd = { (select(1, ...)) }, config = select(2, ...) })", cmd, cfg)
-		nvimtest.Exec(t, v, "vim.cmd('checkhealth flow')")
-		out := nvimtest.Exec(t, v, "return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\\n')").(string)
-		nvimtest.Exec(t, v, "vim.cmd('bwipeout!')")
-		return out
+		// cfg "" sets no `config`.
+		nvimtest.Exec(t, v, `local cmd, cfg = ...
+			require('flow').setup({ cmd = { cmd }, config = cfg ~= '' and cfg or nil })`, cmd, cfg)
+		return nvimtest.Health(t, v, "flow")
+	}
+	want := func(items []nvimtest.HealthItem, text, level, sub string) nvimtest.HealthItem {
+		t.Helper()
+		it, ok := nvimtest.FindHealth(items, level, sub)
+		if !ok {
+			t.Errorf("checkhealth flow =\n%s\nwant a %s report containing %q", text, level, sub)
+		}
+		return it
 	}
 	grep, err := exec.LookPath("grep")
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := health(flowBin)
-	for _, want := range []string{"OK: Neovim 0.", "OK: setup() options are valid", "OK: configuration file: " + cfg,
-		"OK: binary: " + flowBin, "OK: version: ", "OK: backend " + srv.URL, "reachable",
-		"OK: model coder:7b (planner, coder, reviewer): present, can call tools",
-		"OK: check lint: grep (" + grep + ")", "INFO: log file: "} {
-		if !strings.Contains(out, want) {
-			t.Errorf("checkhealth flow =\n%s\nwant a line containing %q", out, want)
+
+	items, text := health(flowBin, cfg)
+	for _, sub := range []string{"Neovim 0.", "setup() options are valid", "configuration file: " + cfg,
+		"binary: " + flowBin, "version: ", "backend " + srv.URL,
+		"model coder:7b (planner, coder, reviewer): present, can call tools",
+		"check lint: grep (" + grep + ")"} {
+		want(items, text, "OK", sub)
+	}
+	if it := want(items, text, "OK", "backend "+srv.URL); !strings.Contains(it.Text, "reachable") {
+		t.Errorf("backend report = %q, want it reachable", it.Text)
+	}
+	want(items, text, "INFO", "log file: ")
+	n := 0
+	for _, it := range items {
+		if it.Level == "ERROR" {
+			t.Errorf("checkhealth flow with a working set-up has an error: %v", it)
+		}
+		if strings.Contains(it.Text, "configuration file") {
+			n++
 		}
 	}
-	if strings.Contains(out, "ERROR") {
-		t.Errorf("checkhealth flow with a working set-up has errors:\n%s", out)
+	if n != 1 {
+		t.Errorf("checkhealth flow =\n%s\nwant the configuration file reported once, got %d", text, n)
 	}
 
-	out = health("/nonexistent/flow")
-	if !strings.Contains(out, "ERROR: flow binary not found or not executable: /nonexistent/flow") {
-		t.Errorf("checkhealth flow with a missing binary =\n%s\nwant an error", out)
+	// Without `config`, flow reads the user file: shown when it exists,
+	// named when it does not.
+	xdg := nvimtest.Exec(t, v, "return vim.env.XDG_CONFIG_HOME").(string)
+	user := writeFile(t, filepath.Join(xdg, "flow"), "config.toml", settings)
+	items, text = health(flowBin, "")
+	want(items, text, "OK", "configuration file: "+user)
+	want(items, text, "OK", "backend "+srv.URL)
+	if err := os.Remove(user); err != nil {
+		t.Fatal(err)
 	}
+	items, text = health(flowBin, "")
+	want(items, text, "INFO", "configuration file: none, the defaults are in use (flow reads "+user+" when it exists)")
+
+	// A backend that is down: its error, and no advice to pull a model
+	// whose presence could not be checked.
+	down := writeFile(t, t.TempDir(), "down.toml", "workspace_dir = "+tomlString(ws)+"\n[ollama]\nbase_url = "+
+		tomlString(closedURL(t))+"\nmodel = \"coder:7b\"\n")
+	items, text = health(flowBin, down)
+	if _, ok := nvimtest.FindHealth(items, "OK", "backend "); ok {
+		t.Errorf("checkhealth flow with the backend down =\n%s\nwant no OK backend report", text)
+	}
+	want(items, text, "WARNING", "model coder:7b (planner, coder, reviewer): not checked, the backend is unreachable")
+	if strings.Contains(text, "ollama pull") {
+		t.Errorf("checkhealth flow with the backend down =\n%s\nwant no advice to pull a model", text)
+	}
+
+	items, text = health("/nonexistent/flow", cfg)
+	want(items, text, "ERROR", "flow binary not found or not executable: /nonexistent/flow")
+}
+
+// closedURL returns the URL of a loopback port that nothing listens on.
+func closedURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr
 }
 
 // readAll returns the content of ws/name.

@@ -32,6 +32,12 @@ local function default_log_file()
   return dir .. "/flow.log"
 end
 
+--- The plugin's directory (the repository root), or nil.
+---@return string|nil
+function M.plugin_root()
+  return plugin_root()
+end
+
 --- Returns the default command: the repository's bin/flow when it was
 --- built, else flow on PATH.
 ---@return string[]

@@ -89,9 +89,7 @@ local function check_binary(r, config)
   local cmd = config.cmd()
   local bin = cmd[1]
   if vim.fn.executable(bin) ~= 1 then
-    r.error("flow binary not found or not executable: " .. bin, {
-      "build it with `make build` (bin/flow) or `go install ./cmd/flow`, or set `cmd` in setup()",
-    })
+    r.error("flow binary not found or not executable: " .. bin, { require("flow.install").how() })
     return false
   end
   r.ok("binary: " .. vim.fn.exepath(bin))
@@ -122,12 +120,23 @@ local function render(r, status, text, advice)
   end
 end
 
--- Renders `flow doctor`'s report: backend, each role's model, each check's
+-- Renders `flow doctor`'s report: the configuration file flow loaded (when
+-- setup() did not name one), the backend, each role's model, each check's
 -- executable.
-local function render_doctor(r, report)
+local function render_doctor(r, report, explicit)
+  if explicit then
+    -- Shown under Configuration already.
+  elseif type(report.config_path) == "string" then
+    r.ok("configuration file: " .. report.config_path)
+  elseif type(report.user_config) == "string" and report.user_config ~= "" then
+    r.info("configuration file: none, the defaults are in use (flow reads " .. report.user_config .. " when it exists)")
+  else
+    r.info("configuration file: none, the defaults are in use")
+  end
   local b = type(report.backend) == "table" and report.backend or {}
   local where = tostring(b.base_url or "?") .. " (" .. tostring(b.api or "native") .. ")"
-  if b.status == "ok" then
+  local up = b.status == "ok"
+  if up then
     r.ok("backend " .. where .. " reachable" .. (b.version and (", version " .. tostring(b.version)) or ""))
   else
     render(r, b.status or "error", "backend " .. where .. ": " .. tostring(b.error or b.status), {
@@ -137,7 +146,10 @@ local function render_doctor(r, report)
   for _, m in ipairs(type(report.models) == "table" and report.models or {}) do
     local roles = type(m.roles) == "table" and table.concat(m.roles, ", ") or "?"
     local text = "model " .. tostring(m.model) .. " (" .. roles .. ")"
-    if m.status == "ok" then
+    if not up then
+      -- Whether the model is there cannot be known: no advice to pull it.
+      r.warn(text .. ": not checked, the backend is unreachable")
+    elseif m.status == "ok" then
       r.ok(text .. ": present, can call tools")
     else
       render(r, m.status or "error", text .. ": " .. tostring(m.error or m.status), {
@@ -187,7 +199,7 @@ local function check_doctor(r, config)
     end
     return
   end
-  render_doctor(r, report)
+  render_doctor(r, report, config.options.config ~= nil)
 end
 
 --- The :checkhealth entry point.

@@ -80,6 +80,10 @@ function M.start()
     return state.chan
   end
   local argv = config.host_argv()
+  local missing = require("flow.install").problem(argv[1])
+  if missing then
+    return nil, missing
+  end
   local ws = config.workspace()
   -- The editor tool module must agree with the host on workspace and trust.
   local ok, err = pcall(function()

@@ -226,12 +226,24 @@ local function error_result(msg, extra)
   return res
 end
 
+-- Tools of the editor contract that only the editor module (Rose) has,
+-- with why flow.tools does not (:help flow-tools-parity).
+local elsewhere = {
+  editor_lint = "editor_lint runs the linters of Rose's Diver registry, which this module does not have; "
+    .. "use editor_diagnostics for Neovim's diagnostics, and flow's own checks for linting",
+  editor_check = "editor_check runs checks configured in the editor; with this module flow runs its own "
+    .. "configured checks ([checks.NAME], :FlowCheck) instead",
+}
+
 --- Calls tool name with args. Never raises; the result always has status.
 ---@param name any
 ---@param args any
 ---@return table
 function M.call(name, args)
   local ok, res = pcall(function()
+    if elsewhere[name] then
+      return { status = "unavailable", error = elsewhere[name] }
+    end
     if type(name) ~= "string" or not by_name[name] then
       return error_result("unknown tool: " .. (type(name) == "string" and name or type(name)))
     end

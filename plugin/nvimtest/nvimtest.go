@@ -4,8 +4,9 @@
 // repository root prepended to 'runtimepath' so that flow's Lua modules
 // load. It is a Go-only package: Neovim never sources it.
 //
-// A missing nvim skips the test, unless FLOW_TEST_NVIM=required (CI, `make
-// test-nvim`), which fails it instead.
+// The Neovim is $FLOW_TEST_NVIM_BIN, or nvim in PATH. A missing nvim skips
+// the test, unless FLOW_TEST_NVIM=required (CI, `make test-nvim`), which
+// fails it instead.
 package nvimtest
 
 import (
@@ -37,10 +38,25 @@ type Options struct {
 	NoPlugin bool
 }
 
-// Binary returns the path of nvim. When it is missing the test is skipped,
-// or fails when FLOW_TEST_NVIM=required.
+// BinaryEnv names the environment variable that selects the Neovim to test
+// with; when it is empty, nvim is looked up in PATH. CI runs the Neovim
+// tests once with Debian's nvim and once with a current one
+// (scripts/nvim-current.sh).
+const BinaryEnv = "FLOW_TEST_NVIM_BIN"
+
+// Binary returns the path of the Neovim to test with: $FLOW_TEST_NVIM_BIN,
+// or nvim in PATH. A variable naming something that cannot run fails the
+// test; a nvim missing from PATH skips it, or fails it when
+// FLOW_TEST_NVIM=required.
 func Binary(t testing.TB) string {
 	t.Helper()
+	if bin := os.Getenv(BinaryEnv); bin != "" {
+		p, err := exec.LookPath(bin)
+		if err != nil {
+			t.Fatalf("%s=%s: %v", BinaryEnv, bin, err)
+		}
+		return p
+	}
 	p, err := exec.LookPath("nvim")
 	if err != nil {
 		if os.Getenv("FLOW_TEST_NVIM") == "required" {
