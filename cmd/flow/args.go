@@ -31,7 +31,7 @@ type options struct {
 	editorTimeout float64
 	editorModule  string // "": the command's default (serve: rose.tools, nvim: flow.tools)
 	quiet         bool
-	json          bool // print the JSON report even on a terminal
+	json          bool   // print the JSON report even on a terminal
 	name          string // check --name
 	version       bool
 	help          bool
