@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -24,11 +25,23 @@ func FuzzParse(f *testing.F) {
 		"[ollama]\ntimeout = nan\ntemperature = inf\ncontext_length = 1.0\n",
 		"trusted = true\n[tools]\n",
 		"[ollama]\nbase_url = \"http://u@[::1]:0/?#\"\n",
+		// The nesting pre-scan: brackets in every string form and in
+		// comments, dotted keys, headers, and depths around the bound.
+		"x = \"[{\\\"[\" # [[{\ny = '[{'\nz = \"\"\"\n[{\n\"\"\"\"\"\nw = '''['''''\n",
+		"[a.\"b.c\".'d']\ne.f.g = {h.i = [1.5, {j = 2}], k = 1979-05-27T07:32:00Z}\n",
+		"[[checks]]\n[[a.b]]\nx = [[[]], [{}]]\n",
+		"x = " + strings.Repeat("{a=", MaxNesting) + "1" + strings.Repeat("}", MaxNesting) + "\n",
+		"x = " + strings.Repeat("[", MaxNesting+1) + "\n",
+		strings.Repeat("a.", MaxNesting) + "a = 1\n",
+		"x = \"unterminated [[[\ny = {\n",
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := parse(data)
+		if nerr := checkNesting(data); nerr != nil && (err == nil || err.Error() != nerr.Error()) {
+			t.Fatalf("parse(%q) = %v, want the pre-scan's refusal %v", data, err, nerr)
+		}
 		if err != nil {
 			var ce *Error
 			if errors.As(err, &ce) && len(ce.Problems) == 0 {
