@@ -24,14 +24,18 @@ const (
 	// killGrace is how long a check's process group has between SIGTERM and
 	// SIGKILL after a timeout or cancellation (SPEC §9).
 	killGrace = 1 * time.Second
-	// drainGrace bounds how long output is read after the check's process
-	// group was killed. Only a process that left the group (setsid, setpgid)
-	// can still hold the pipes open then; flow does not wait for it.
-	drainGrace = 1 * time.Second
 	// reapGrace bounds the wait for the direct child to die after SIGKILL
 	// (it cannot die while stuck in uninterruptible sleep).
 	reapGrace = 5 * time.Second
 )
+
+// drainGrace bounds how long output is read after the check's processes
+// were killed. Every process the check started is dead by then, so the
+// pipes reach EOF at once; only a process that got a pipe some other way
+// (passed over a socket to an unrelated process) can still hold one open,
+// and flow does not wait for it. A variable so tests can prove that no
+// check waits for it.
+var drainGrace = 1 * time.Second
 
 // outcome is the result of executing one check's argv.
 type outcome struct {
@@ -48,13 +52,16 @@ type outcome struct {
 // through pipes into tails.
 //
 // On timeout or cancellation the group gets SIGTERM, then SIGKILL after
-// killGrace. Whatever the ending, the whole group is SIGKILLed as soon as the
-// direct child has exited, so no grandchild outlives the check, and output is
-// drained for at most drainGrace after that.
+// killGrace. Whatever the ending, as soon as the direct child has exited the
+// whole group is SIGKILLed, and so is every other process the check started
+// that is still alive, including those that left its process group or
+// session (flow is a child subreaper, see [BecomeSubreaper], so they are its
+// children now); those are reaped. Output is then drained for at most
+// drainGrace.
 //
-// The direct child is only reaped after the group was killed: until then it
-// stays a zombie, so its pid, which is the group id, cannot be reused and the
-// group kill cannot hit an unrelated process.
+// The direct child is only reaped after all that: until then it stays a
+// zombie, so its pid, which is the group id, cannot be reused and the group
+// kill cannot hit an unrelated process.
 func execute(ctx context.Context, root string, argv, env []string, timeout time.Duration) outcome {
 	out := outcome{stdout: newTail(OutputTail), stderr: newTail(OutputTail)}
 	if len(argv) == 0 {
@@ -103,7 +110,10 @@ func execute(ctx context.Context, root string, argv, env []string, timeout time.
 			Pdeathsig: syscall.SIGKILL,
 		},
 	}
-	startErr := cmd.Start()
+	// Without the subreaper, processes that leave the check's group are
+	// reparented to init and cannot be found; the check still runs.
+	_ = BecomeSubreaper()
+	startErr := startRegistered(cmd.Start, func() int { return cmd.Process.Pid })
 	// The child has its own copies of the write ends (or never started);
 	// closing ours lets the readers see EOF once the group is gone.
 	outW.Close()
@@ -135,14 +145,19 @@ func execute(ctx context.Context, root string, argv, env []string, timeout time.
 		if !terminate(pid, exited) {
 			// The child survived SIGKILL (uninterruptible sleep). Reap it
 			// whenever it dies, and stop reading now.
-			go func() { <-exited; _ = cmd.Wait() }()
+			killLeftovers(pid)
+			go func() { <-exited; _ = cmd.Wait(); unregister(pid) }()
 			stopReading(&readers, outR, errR, 0)
 			out.status, out.err = report.StatusError, fmt.Sprintf("check process %d did not exit after SIGKILL", pid)
 			return out
 		}
 	}
 	killGroup(pid)
+	// Processes that left the group (setsid, setpgid) and every child they
+	// left to flow: killed and reaped, so none keeps the pipes open.
+	killLeftovers(pid)
 	waitErr := cmd.Wait() // reaps the zombie
+	unregister(pid)
 	stopReading(&readers, outR, errR, drainGrace)
 
 	if out.status != "" {
