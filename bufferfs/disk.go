@@ -51,6 +51,7 @@ type Disk struct {
 	// privateRel and privateAbs are the same for the private paths.
 	privateRel []string
 	privateAbs []string
+	private    privateCache
 
 	// openat2 is true when the kernel's openat2 with RESOLVE_BENEATH works;
 	// otherwise paths are walked component by component with openat.
@@ -314,6 +315,25 @@ func underAny(paths []string, clean string) bool {
 	return false
 }
 
+// privateTTL bounds how long the identities of the private paths, and the
+// directories found not to be private, are remembered. Searches read
+// thousands of files below the same directories; without the cache every
+// read would stat every private path and every directory on its way.
+// Nothing a model does can change a directory's identity (file tools
+// create no symlinks, mounts or renamed directories).
+const privateTTL = time.Second
+
+// maxPrivateDirs bounds the directories remembered.
+const maxPrivateDirs = 4096
+
+// privateCache is the Disk's memory of recent private-path checks.
+type privateCache struct {
+	mu   sync.Mutex
+	at   time.Time
+	ids  []fileID
+	dirs map[string]bool // directories checked and not private
+}
+
 // privateIDs returns the identities of the private paths that exist now.
 func (d *Disk) privateIDs() []fileID {
 	var ids []fileID
@@ -326,10 +346,44 @@ func (d *Disk) privateIDs() []fileID {
 	return ids
 }
 
+// cachedPrivateIDs returns the private identities, taken at most
+// privateTTL ago, and whether dirs still holds.
+func (d *Disk) cachedPrivateIDs() []fileID {
+	c := &d.private
+	c.mu.Lock()
+	fresh := c.dirs != nil && time.Since(c.at) < privateTTL
+	ids := c.ids
+	c.mu.Unlock()
+	if fresh {
+		return ids
+	}
+	ids = d.privateIDs()
+	c.mu.Lock()
+	c.at, c.ids, c.dirs = time.Now(), ids, make(map[string]bool)
+	c.mu.Unlock()
+	return ids
+}
+
+func (d *Disk) knownPublicDir(dir string) bool {
+	d.private.mu.Lock()
+	defer d.private.mu.Unlock()
+	return d.private.dirs[dir]
+}
+
+func (d *Disk) rememberPublicDir(dir string) {
+	d.private.mu.Lock()
+	defer d.private.mu.Unlock()
+	if d.private.dirs != nil && len(d.private.dirs) < maxPrivateDirs {
+		d.private.dirs[dir] = true
+	}
+}
+
 // checkPrivate refuses clean when it names a private path or lies below
-// one: by name, and by the identity of the path and of every directory on
-// the way to it (the root excluded), so that no other spelling of the path
-// reaches it.
+// one: by name, and by the identity of every directory on the way to it
+// (the root excluded), so that no other spelling of the path (a bind mount,
+// a case-insensitive file system) reaches it. The identity of the path
+// itself is checked by the operation once it has the file's status (see
+// [Disk.refusePrivateID]), which spares a path walk per file.
 func (d *Disk) checkPrivate(rootfd int, clean string) error {
 	if len(d.privateAbs) == 0 || clean == "." {
 		return nil
@@ -337,21 +391,38 @@ func (d *Disk) checkPrivate(rootfd int, clean string) error {
 	if underAny(d.privateRel, clean) {
 		return errPrivate
 	}
-	ids := d.privateIDs()
+	ids := d.cachedPrivateIDs()
 	if len(ids) == 0 {
 		return nil
 	}
-	for i := 0; i <= len(clean); i++ {
-		if i < len(clean) && clean[i] != '/' {
+	for i := 0; i < len(clean); i++ {
+		if clean[i] != '/' {
+			continue
+		}
+		dir := clean[:i]
+		if d.knownPublicDir(dir) {
 			continue
 		}
 		var st unix.Stat_t
-		if unix.Fstatat(rootfd, clean[:i], &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		if unix.Fstatat(rootfd, dir, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 			return nil // missing (or unreadable): nothing below it exists either
 		}
 		if slices.Contains(ids, statID(&st)) {
 			return errPrivate
 		}
+		d.rememberPublicDir(dir)
+	}
+	return nil
+}
+
+// refusePrivateID returns the private-path refusal when st is the status of
+// a private file or directory, and nil otherwise.
+func (d *Disk) refusePrivateID(st *unix.Stat_t) error {
+	if len(d.privateAbs) == 0 {
+		return nil
+	}
+	if slices.Contains(d.cachedPrivateIDs(), statID(st)) {
+		return errPrivate
 	}
 	return nil
 }

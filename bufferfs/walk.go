@@ -119,7 +119,7 @@ func (d *Disk) startWalk(ctx context.Context, name, dir string) (*walker, int, e
 	}
 	w := &walker{d: d, ctx: ctx, op: o, buf: make([]byte, 32*1024)}
 	if len(d.privateAbs) > 0 {
-		w.private = d.privateIDs()
+		w.private = d.cachedPrivateIDs()
 	}
 	fd, err := d.openComp(o.rootfd, ".", dirFlags)
 	if err != nil {
@@ -143,6 +143,11 @@ func (d *Disk) startWalk(ctx context.Context, name, dir string) (*walker, int, e
 			return nil, -1, o.fail(err)
 		}
 		fd = next
+	}
+	if len(comps) > 0 && w.isPrivate(o.clean, fd, nil) {
+		unix.Close(fd)
+		o.release()
+		return nil, -1, o.fail(errPrivate)
 	}
 	w.start = comps
 	w.patterns = exemptStart(w.patterns, comps)
