@@ -4,7 +4,32 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
+
+// nestingDepth returns how many tables and arrays are nested in v, v
+// included.
+func nestingDepth(v any) int {
+	deepest := 0
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			deepest = max(deepest, nestingDepth(e))
+		}
+	case []map[string]any:
+		for _, e := range v {
+			deepest = max(deepest, nestingDepth(e))
+		}
+	case []any:
+		for _, e := range v {
+			deepest = max(deepest, nestingDepth(e))
+		}
+	default:
+		return 0
+	}
+	return deepest + 1
+}
 
 // FuzzParse feeds arbitrary bytes as a configuration file. Decoding must
 // never panic; a schema problem must be an *Error; and every accepted
@@ -34,13 +59,27 @@ func FuzzParse(f *testing.F) {
 		"x = " + strings.Repeat("[", MaxNesting+1) + "\n",
 		strings.Repeat("a.", MaxNesting) + "a = 1\n",
 		"x = \"unterminated [[[\ny = {\n",
+		"x = " + strings.Repeat("[", MaxNesting) + strings.Repeat("]", MaxNesting) + "\n",
+		"[[" + strings.Repeat("a.", MaxNesting-1) + "a]]\n",
+		"[" + strings.Repeat("a.", 31) + "a]\n" + strings.Repeat("b.", 31) + "b = {c = 1}\n",
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := parse(data)
-		if nerr := checkNesting(data); nerr != nil && (err == nil || err.Error() != nerr.Error()) {
-			t.Fatalf("parse(%q) = %v, want the pre-scan's refusal %v", data, err, nerr)
+		if nerr := checkNesting(data); nerr != nil {
+			if err == nil || err.Error() != nerr.Error() {
+				t.Fatalf("parse(%q) = %v, want the pre-scan's refusal %v", data, err, nerr)
+			}
+			// The pre-scan never counts more levels than the document
+			// has: what it refuses, the decoder either rejects or finds
+			// nested deeper than the bound.
+			var v map[string]any
+			if len(data) <= 4096 && toml.Unmarshal(data, &v) == nil {
+				if depth := nestingDepth(v) - 1; depth <= MaxNesting {
+					t.Fatalf("checkNesting refused %q (%v), which decodes with depth %d", data, nerr, depth)
+				}
+			}
 		}
 		if err != nil {
 			var ce *Error
