@@ -146,3 +146,17 @@ func TestLeftoversSpareOtherProcesses(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLeftoverScan is the cost every check pays at its end when it
+// left nothing behind: one scan of /proc and its verdict.
+func BenchmarkLeftoverScan(b *testing.B) {
+	procs := 0
+	for b.Loop() {
+		all := scanProcs()
+		procs = len(all)
+		if left := findLeftovers(all, -1, ^uint64(0)); len(left.live) != 0 {
+			b.Fatalf("findLeftovers found %d processes of no check", len(left.live))
+		}
+	}
+	b.ReportMetric(float64(procs), "procs")
+}
