@@ -94,26 +94,42 @@ func execute(ctx context.Context, root string, argv, env []string, timeout time.
 		outW.Close()
 		return out.fail(report.StatusError, fmt.Sprintf("create stderr pipe: %v", err))
 	}
-	cmd := &exec.Cmd{
-		Path: path,
-		Args: append([]string(nil), argv...),
-		Dir:  root,
-		Env:  env,
-		// Stdin nil: os/exec connects the null device.
-		Stdout: outW,
-		Stderr: errW,
-		SysProcAttr: &syscall.SysProcAttr{
-			Setpgid: true, // own group, pgid = pid
-			// Pdeathsig fires when the OS thread that started the child
-			// exits; the Go runtime keeps its threads unless a locked
-			// goroutine exits, so in practice this is flow's death.
-			Pdeathsig: syscall.SIGKILL,
-		},
+	newCmd := func() *exec.Cmd {
+		return &exec.Cmd{
+			Path: path,
+			Args: append([]string(nil), argv...),
+			Dir:  root,
+			Env:  env,
+			// Stdin nil: os/exec connects the null device.
+			Stdout: outW,
+			Stderr: errW,
+			SysProcAttr: &syscall.SysProcAttr{
+				Setpgid: true, // own group, pgid = pid
+				// Pdeathsig fires when the OS thread that started the
+				// child exits; the Go runtime keeps its threads unless a
+				// locked goroutine exits, so in practice this is flow's
+				// death.
+				Pdeathsig: syscall.SIGKILL,
+			},
+		}
 	}
 	// Without the subreaper, processes that leave the check's group are
 	// reparented to init and cannot be found; the check still runs.
 	_ = BecomeSubreaper()
+	cmd := newCmd()
+	cg := newCheckCgroup()
+	if cg != nil {
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.fd
+	}
 	startErr := startRegistered(cmd.Start, func() int { return cmd.Process.Pid })
+	if startErr != nil && cg != nil {
+		// The cgroup may be refused (no clone3, no permission to move a
+		// process there): run the check without it.
+		cg.remove()
+		cg = nil
+		cmd = newCmd()
+		startErr = startRegistered(cmd.Start, func() int { return cmd.Process.Pid })
+	}
 	// The child has its own copies of the write ends (or never started);
 	// closing ours lets the readers see EOF once the group is gone.
 	outW.Close()
@@ -145,8 +161,14 @@ func execute(ctx context.Context, root string, argv, env []string, timeout time.
 		if !terminate(pid, exited) {
 			// The child survived SIGKILL (uninterruptible sleep). Reap it
 			// whenever it dies, and stop reading now.
-			killLeftovers(pid)
-			go func() { <-exited; _ = cmd.Wait(); unregister(pid) }()
+			cg.kill()
+			killLeftovers(pid, cg.pathOf())
+			go func() {
+				<-exited
+				_ = cmd.Wait()
+				unregister(pid)
+				cg.remove()
+			}()
 			stopReading(&readers, outR, errR, 0)
 			out.status, out.err = report.StatusError, fmt.Sprintf("check process %d did not exit after SIGKILL", pid)
 			return out
@@ -154,10 +176,14 @@ func execute(ctx context.Context, root string, argv, env []string, timeout time.
 	}
 	killGroup(pid)
 	// Processes that left the group (setsid, setpgid) and every child they
-	// left to flow: killed and reaped, so none keeps the pipes open.
-	killLeftovers(pid)
+	// left to flow: killed and reaped, so none keeps the pipes open. The
+	// check's cgroup, when it has one, goes first: it also holds what
+	// joined flow's own process group.
+	cg.kill()
+	killLeftovers(pid, cg.pathOf())
 	waitErr := cmd.Wait() // reaps the zombie
 	unregister(pid)
+	cg.remove()
 	stopReading(&readers, outR, errR, drainGrace)
 
 	if out.status != "" {

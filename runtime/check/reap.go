@@ -147,7 +147,10 @@ type leftovers struct {
 // group; its processes may move to other groups or sessions, but a process
 // flow itself starts stays in flow's group), and it is no other running
 // check's process or process group.
-func findLeftovers(procs []proc, pid int, start uint64) leftovers {
+//
+// cgroup, when not "", is the check's cgroup (see cgroup.go): a child of
+// flow in flow's own group that is in it is the check's too.
+func findLeftovers(procs []proc, pid int, start uint64, cgroup string) leftovers {
 	self, pgrp := os.Getpid(), unix.Getpgrp()
 	running := activeNow()
 	children := make(map[int][]proc)
@@ -172,7 +175,10 @@ func findLeftovers(procs []proc, pid int, start uint64) leftovers {
 		add(c)
 	}
 	for _, p := range children[self] {
-		if p.pid == pid || p.start < start || p.pgid == pgrp || running[p.pid] || p.pgid != pid && running[p.pgid] {
+		if p.pid == pid || p.start < start || running[p.pid] || p.pgid != pid && running[p.pgid] {
+			continue
+		}
+		if p.pgid == pgrp && (cgroup == "" || !inCgroup(p.pid, cgroup)) {
 			continue
 		}
 		add(p)
@@ -196,14 +202,16 @@ const (
 // nothing alive, or after maxRounds. It needs flow to be a subreaper (see
 // [BecomeSubreaper]); without it, escaped processes are init's and only
 // the check's own descendants are found.
-func killLeftovers(pid int) {
+//
+// cgroup is the check's cgroup path, or "" (see [findLeftovers]).
+func killLeftovers(pid int, cgroup string) {
 	p, ok := readProc(pid)
 	if !ok {
 		return
 	}
 	start := p.start
 	for round := 0; round < maxRounds; round++ {
-		left := findLeftovers(scanProcs(), pid, start)
+		left := findLeftovers(scanProcs(), pid, start, cgroup)
 		for _, z := range left.zombie {
 			var ws unix.WaitStatus
 			_, _ = unix.Wait4(z, &ws, unix.WNOHANG, nil)

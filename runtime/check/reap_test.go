@@ -154,7 +154,7 @@ func BenchmarkLeftoverScan(b *testing.B) {
 	for b.Loop() {
 		all := scanProcs()
 		procs = len(all)
-		if left := findLeftovers(all, -1, ^uint64(0)); len(left.live) != 0 {
+		if left := findLeftovers(all, -1, ^uint64(0), ""); len(left.live) != 0 {
 			b.Fatalf("findLeftovers found %d processes of no check", len(left.live))
 		}
 	}

@@ -17,13 +17,18 @@
 // it, and they are found in /proc (children of flow that started after the
 // check and are not in flow's own process group, with all their
 // descendants), SIGKILLed and reaped, round after round until none is left.
-// So a check's result never waits for an escaped process that holds its
-// pipes. The limits: nothing can clean up when flow itself is killed with
+// Where the cgroup v2 hierarchy is writable, each check also runs in a
+// cgroup of its own below flow's, which cgroup.kill empties first; it holds
+// even a process that moved into flow's own process group. So a check's
+// result never waits for an escaped process that holds its pipes. The
+// limits: nothing can clean up when flow itself is killed with
 // SIGKILL (the direct child gets SIGKILL through PR_SET_PDEATHSIG, but
 // processes that left its group are reparented to the next subreaper or
-// init and keep running); a process that moves into flow's own process group
-// is not found; when the subreaper cannot be set (prctl refused), processes
-// that left the group are not found either. Checks of one process are not
+// init and keep running); without a check cgroup, a process that moves into
+// flow's own process group is not found, and a process that moves itself to
+// another cgroup (which takes privileges) is found only by the scan; when
+// the subreaper cannot be set (prctl refused), processes that left the
+// group are not found outside the check cgroup. Checks of one process are not
 // meant to overlap: a process left behind by one check may be killed when
 // another check that ran at the same time ends.
 //
