@@ -56,8 +56,9 @@ type outcome struct {
 // whole group is SIGKILLed, and so is every other process the check started
 // that is still alive, including those that left its process group or
 // session (flow is a child subreaper, see [BecomeSubreaper], so they are its
-// children now); those are reaped. Output is then drained for at most
-// drainGrace.
+// children now); those are reaped. Where cgroup v2 is writable the child is
+// started in a cgroup of its own, and cgroup.kill empties it first. Output is
+// then drained for at most drainGrace.
 //
 // The direct child is only reaped after all that: until then it stays a
 // zombie, so its pid, which is the group id, cannot be reused and the group
