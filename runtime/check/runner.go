@@ -28,7 +28,8 @@
 // flow's own process group is not found, and a process that moves itself to
 // another cgroup (which takes privileges) is found only by the scan; when
 // the subreaper cannot be set (prctl refused), processes that left the
-// group are not found outside the check cgroup. Checks of one process are not
+// group are not found outside the check cgroup; a process flow may not
+// signal (a setuid program running as another user) is found but survives. Checks of one process are not
 // meant to overlap: a process left behind by one check may be killed when
 // another check that ran at the same time ends.
 //
