@@ -120,10 +120,14 @@ func TestLeftoversSpareOtherProcesses(t *testing.T) {
 	t.Cleanup(func() { before.Process.Kill(); before.Wait() })
 	r := newRunner(t)
 	during := exec.Command("sleep", "3073")
-	c := required("starts", sh("touch started; sleep 0.5")...)
+	// The check waits until the process it must spare has started.
+	c := required("starts", sh("touch started; while [ ! -e go ]; do sleep 0.01; done")...)
 	go func() {
 		if waitFor(t, filepath.Join(r.Root, "started")) {
 			if err := during.Start(); err != nil {
+				t.Error(err)
+			}
+			if err := os.WriteFile(filepath.Join(r.Root, "go"), nil, 0o644); err != nil {
 				t.Error(err)
 			}
 		}
