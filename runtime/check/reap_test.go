@@ -84,7 +84,7 @@ func TestEscapedProcessesAreKilled(t *testing.T) {
 			r := newRunner(t)
 			c := required("escape", sh(escapeScript(tc.hold, tc.then))...)
 			if tc.want == report.StatusTimeout {
-				c.Timeout = 500
+				c.Timeout = 2000 // ample for the script to reach its sleep
 			}
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
