@@ -133,3 +133,30 @@ func BenchmarkDiskWalk(b *testing.B) {
 		reportFiles(b, n)
 	})
 }
+
+// BenchmarkDiskReadPrivate is BenchmarkDiskRead with flow's usual private
+// paths (state directory, log file, configuration) outside the workspace:
+// the cost of refusing them by identity. Compare with BenchmarkDiskRead.
+func BenchmarkDiskReadPrivate(b *testing.B) {
+	root := benchWorkspace(b)
+	var private []string
+	for _, name := range []string{"state", "flow.log", "config.toml"} {
+		p := filepath.Join(b.TempDir(), name)
+		if err := os.Mkdir(p, 0o700); err != nil {
+			b.Fatal(err)
+		}
+		private = append(private, p)
+	}
+	d, err := bufferfs.NewDisk(root, bufferfs.DiskOptions{Private: private})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	ctx := b.Context()
+	for b.Loop() {
+		if _, err := d.Read(ctx, "pkg050/file050.go", 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportFiles(b, 1)
+}

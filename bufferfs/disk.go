@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +24,15 @@ type DiskOptions struct {
 	// protected, whether listed or not. A protected path is matched by name
 	// (case-insensitively, symlinks in it resolved) and by file identity.
 	Protected []string
+	// Private lists absolute paths (files or directories) that no
+	// operation may read, stat, list, walk, write or remove, nor anything
+	// below them: flow's own state directory, its log file, the loaded
+	// configuration. A private path is matched by name
+	// (case-insensitively, symlinks in it resolved) and by identity: a path
+	// is refused when it or any directory on the way to it is a private
+	// file or directory, however it is spelled (a bind mount, a
+	// case-insensitive file system). Walks skip private entries.
+	Private []string
 }
 
 // Disk is the [FS] of SPEC §5: descriptor-relative, symlink-refusing,
@@ -38,6 +48,10 @@ type Disk struct {
 	// relative; protectedAbs holds every protected path for identity checks.
 	protectedRel []string
 	protectedAbs []string
+	// privateRel and privateAbs are the same for the private paths.
+	privateRel []string
+	privateAbs []string
+	private    privateCache
 
 	// openat2 is true when the kernel's openat2 with RESOLVE_BENEATH works;
 	// otherwise paths are walked component by component with openat.
@@ -107,46 +121,47 @@ func NewDisk(root string, opts DiskOptions) (*Disk, error) {
 		scanEvery:      10 * time.Second,
 		scanned:        make(map[fileID]time.Time),
 	}
-	d.setProtected(opts.Protected)
+	d.protectedAbs, d.protectedRel = d.spellings(append([]string{
+		filepath.Join(real, "config.toml"),
+		filepath.Join(real, ".flow.toml"),
+	}, opts.Protected...))
+	d.privateAbs, d.privateRel = d.spellings(opts.Private)
 	d.openat2 = probeOpenat2(fd)
 	return d, nil
 }
 
-// setProtected records the protected paths, both as given (made absolute)
-// and with symlinks resolved, and those inside the root as relative paths.
-func (d *Disk) setProtected(paths []string) {
-	all := append([]string{
-		filepath.Join(d.root, "config.toml"),
-		filepath.Join(d.root, ".flow.toml"),
-	}, paths...)
+// spellings returns paths both as given (made absolute) and with symlinks
+// resolved, and those inside the root as relative slash-separated paths.
+func (d *Disk) spellings(paths []string) (abs, rel []string) {
 	seen := make(map[string]bool)
 	add := func(p string) {
 		if p == "" || seen[p] {
 			return
 		}
 		seen[p] = true
-		d.protectedAbs = append(d.protectedAbs, p)
-		rel, err := filepath.Rel(d.root, p)
-		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		abs = append(abs, p)
+		r, err := filepath.Rel(d.root, p)
+		if err != nil || r == "." || r == ".." || strings.HasPrefix(r, "../") {
 			return
 		}
-		d.protectedRel = append(d.protectedRel, filepath.ToSlash(rel))
+		rel = append(rel, filepath.ToSlash(r))
 	}
-	for _, p := range all {
-		abs, err := filepath.Abs(p)
+	for _, p := range paths {
+		a, err := filepath.Abs(p)
 		if err != nil {
 			continue
 		}
-		add(abs)
+		add(a)
 		// The parent may be reached through a symlink (a symlinked home
 		// directory, say); resolve it so the path compares with the root.
-		if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
-			add(filepath.Join(dir, filepath.Base(abs)))
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(a)); err == nil {
+			add(filepath.Join(dir, filepath.Base(a)))
 		}
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
+		if real, err := filepath.EvalSymlinks(a); err == nil {
 			add(real)
 		}
 	}
+	return abs, rel
 }
 
 // probeOpenat2 reports whether openat2 with the resolve flags works here.
@@ -263,6 +278,9 @@ func (d *Disk) begin(ctx context.Context, name, p string) (*op, error) {
 		return nil, o.fail(err)
 	}
 	clean, err := ValidPath(p)
+	if err == nil {
+		err = d.checkPrivate(fd, clean)
+	}
 	if err != nil {
 		d.release()
 		return nil, o.fail(err)
@@ -280,12 +298,131 @@ func (d *Disk) checkWritable(clean string) error {
 	if !d.trusted {
 		return errReadOnly
 	}
-	for _, p := range d.protectedRel {
-		// A protected directory (flow's state directory, when it lies in the
-		// workspace) protects everything below it.
+	if underAny(d.protectedRel, clean) {
+		return errProtected
+	}
+	return nil
+}
+
+// underAny reports whether clean is one of paths or lies below one of them,
+// comparing case-insensitively.
+func underAny(paths []string, clean string) bool {
+	for _, p := range paths {
 		if strings.EqualFold(p, clean) || len(clean) > len(p) && clean[len(p)] == '/' && strings.EqualFold(p, clean[:len(p)]) {
-			return errProtected
+			return true
 		}
+	}
+	return false
+}
+
+// privateTTL bounds how long the identities of the private paths, and the
+// directories found not to be private, are remembered. Searches read
+// thousands of files below the same directories; without the cache every
+// read would stat every private path and every directory on its way.
+// Nothing a model does can change a directory's identity (file tools
+// create no symlinks, mounts or renamed directories).
+const privateTTL = time.Second
+
+// maxPrivateDirs bounds the directories remembered.
+const maxPrivateDirs = 4096
+
+// privateCache is the Disk's memory of recent private-path checks.
+type privateCache struct {
+	mu   sync.Mutex
+	at   time.Time
+	ids  []fileID
+	dirs map[string]bool // directories checked and not private
+}
+
+// privateIDs returns the identities of the private paths that exist now.
+func (d *Disk) privateIDs() []fileID {
+	var ids []fileID
+	for _, p := range d.privateAbs {
+		var st unix.Stat_t
+		if unix.Stat(p, &st) == nil {
+			ids = append(ids, statID(&st))
+		}
+	}
+	return ids
+}
+
+// cachedPrivateIDs returns the private identities, taken at most
+// privateTTL ago, and whether dirs still holds.
+func (d *Disk) cachedPrivateIDs() []fileID {
+	c := &d.private
+	c.mu.Lock()
+	fresh := c.dirs != nil && time.Since(c.at) < privateTTL
+	ids := c.ids
+	c.mu.Unlock()
+	if fresh {
+		return ids
+	}
+	ids = d.privateIDs()
+	c.mu.Lock()
+	c.at, c.ids, c.dirs = time.Now(), ids, make(map[string]bool)
+	c.mu.Unlock()
+	return ids
+}
+
+func (d *Disk) knownPublicDir(dir string) bool {
+	d.private.mu.Lock()
+	defer d.private.mu.Unlock()
+	return d.private.dirs[dir]
+}
+
+func (d *Disk) rememberPublicDir(dir string) {
+	d.private.mu.Lock()
+	defer d.private.mu.Unlock()
+	if d.private.dirs != nil && len(d.private.dirs) < maxPrivateDirs {
+		d.private.dirs[dir] = true
+	}
+}
+
+// checkPrivate refuses clean when it names a private path or lies below
+// one: by name, and by the identity of every directory on the way to it
+// (the root excluded), so that no other spelling of the path (a bind mount,
+// a case-insensitive file system) reaches it. The identity of the path
+// itself is checked by the operation once it has the file's status (see
+// [Disk.refusePrivateID]), which spares a path walk per file.
+func (d *Disk) checkPrivate(rootfd int, clean string) error {
+	if len(d.privateAbs) == 0 || clean == "." {
+		return nil
+	}
+	if underAny(d.privateRel, clean) {
+		return errPrivate
+	}
+	ids := d.cachedPrivateIDs()
+	if len(ids) == 0 {
+		return nil
+	}
+	for i := 0; i < len(clean); i++ {
+		if clean[i] != '/' {
+			continue
+		}
+		dir := clean[:i]
+		if d.knownPublicDir(dir) {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Fstatat(rootfd, dir, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			return nil // missing (or unreadable): nothing below it exists either
+		}
+		if slices.Contains(ids, statID(&st)) {
+			return errPrivate
+		}
+		d.rememberPublicDir(dir)
+	}
+	return nil
+}
+
+// refusePrivateID returns the private-path refusal when st is the status of
+// a private file or directory, and nil otherwise.
+func (d *Disk) refusePrivateID(st *unix.Stat_t) error {
+	if len(d.privateAbs) == 0 {
+		return nil
+	}
+	if slices.Contains(d.cachedPrivateIDs(), statID(st)) {
+		return errPrivate
 	}
 	return nil
 }

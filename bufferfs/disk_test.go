@@ -422,3 +422,66 @@ func TestPathErrorText(t *testing.T) {
 		t.Errorf("Read(a NUL b) = %v, want prefix %q", err, want)
 	}
 }
+
+// TestPrivate: flow's private paths (its state directory, log file and
+// configuration) are refused to every operation, read or write, whichever
+// spelling reaches them, and walks never show them.
+func TestPrivate(t *testing.T) {
+	forEachMode(t, func(t *testing.T, openat2 bool) {
+		base := t.TempDir()
+		root := filepath.Join(base, "ws")
+		state := filepath.Join(root, ".local", "state", "flow")
+		writeFile(t, filepath.Join(state, "locks", "w.lock"), "1\n", 0o600)
+		writeFile(t, filepath.Join(root, "flow.log"), "log\n", 0o600)
+		writeFile(t, filepath.Join(root, "cache", "keep.txt"), "k", 0o644)
+		writeFile(t, filepath.Join(root, "src", "main.go"), "package main\n", 0o644)
+		// A private directory whose name is not known when the Disk is
+		// opened (a symlink made later): only its identity can catch it.
+		late := filepath.Join(base, "late")
+		d := newDisk(t, root, bufferfs.DiskOptions{Trusted: true, Private: []string{state, filepath.Join(root, "flow.log"), late}}, openat2)
+		must(t, os.Symlink(filepath.Join(root, "cache"), late))
+		ctx := t.Context()
+		priv := fails(bufferfs.ErrProtected, "off limits to file tools")
+		for _, p := range []string{
+			".local/state/flow", ".local/state/flow/locks/w.lock", ".local/state/FLOW/locks/w.lock",
+			".local/state/flow/./locks//w.lock", ".local/state/flow/new.txt", "flow.log", "FLOW.LOG",
+			"cache/keep.txt", "cache/new.txt",
+		} {
+			_, err := d.Read(ctx, p, 0)
+			check(t, "Read("+p+")", err, priv)
+			_, err = d.Stat(ctx, p)
+			check(t, "Stat("+p+")", err, priv)
+			_, err = d.Write(ctx, p, []byte("forged"), bufferfs.WriteOptions{})
+			check(t, "Write("+p+")", err, priv)
+			check(t, "Remove("+p+")", d.Remove(ctx, p), priv)
+		}
+		for _, dir := range []string{".local/state/flow", ".local/state/flow/locks", "cache"} {
+			_, err := d.List(ctx, dir)
+			check(t, "List("+dir+")", err, priv)
+		}
+		l, err := d.List(ctx, ".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Files) != 1 || l.Files[0] != "src/main.go" {
+			t.Errorf("List(.) = %q, want only src/main.go (no private file)", l.Files)
+		}
+		var walked []string
+		err = d.Walk(ctx, ".local", func(rel string, _ bufferfs.Info) error {
+			walked = append(walked, rel)
+			return nil
+		})
+		if err != nil || len(walked) != 0 {
+			t.Errorf("Walk(.local) = %v, %v; want no files", walked, err)
+		}
+		if got, _ := os.ReadFile(filepath.Join(state, "locks", "w.lock")); string(got) != "1\n" {
+			t.Errorf("lock file = %q, want it untouched", got)
+		}
+		if _, err := d.Write(ctx, ".local/state/flowers.txt", []byte("ok"), bufferfs.WriteOptions{}); err != nil {
+			t.Errorf("Write(.local/state/flowers.txt) = %v, want a sibling with the same prefix writable", err)
+		}
+		if _, err := d.Read(ctx, "src/main.go", 0); err != nil {
+			t.Errorf("Read(src/main.go) = %v, want project files readable", err)
+		}
+	})
+}

@@ -35,6 +35,9 @@ func (d *Disk) inspect(ctx context.Context, name, path string) (o *op, st *unix.
 	}
 	defer unix.Close(fd)
 	s, err := checkRegular(fd, "read")
+	if err == nil {
+		err = d.refusePrivateID(&s)
+	}
 	if err != nil {
 		o.release()
 		return nil, nil, o.fail(err)
@@ -77,6 +80,9 @@ func (d *Disk) prepareWrite(ctx context.Context, path string, size int) (o *op, 
 		}
 		if d.isProtectedID(statID(&s)) {
 			return fail(errProtected)
+		}
+		if err := d.refusePrivateID(&s); err != nil {
+			return fail(err)
 		}
 		return o, &s, nil
 	case unix.ENOENT:

@@ -25,7 +25,8 @@ var (
 	ErrMultiLink = errors.New("multiply linked files are not allowed in file paths")
 	// ErrReadOnly: a write or remove on an untrusted workspace.
 	ErrReadOnly = errors.New("workspace is read-only; pass --trusted to allow edits")
-	// ErrProtected: a write or remove of the operator configuration.
+	// ErrProtected: a write or remove of the operator configuration, or
+	// any operation on flow's private state (DiskOptions.Private).
 	ErrProtected = errors.New("operator configuration cannot be modified by file tools")
 	// ErrStaleRoot: the workspace root was replaced or removed since the
 	// Disk was created.
@@ -102,6 +103,8 @@ var (
 	errReadOnly  = rule(ErrReadOnly, "workspace is read-only; pass --trusted to allow edits", "")
 	errProtected = rule(ErrProtected, "operator configuration cannot be modified by file tools",
 		"leave this file alone and edit project files instead")
+	errPrivate = rule(ErrProtected, "flow's own state, log and configuration are off limits to file tools",
+		"leave them alone and work on project files instead")
 	errNoFile = rule(ErrNotFound, "no such file",
 		"check the path with file_list; paths are relative to the workspace root")
 	errNoDir = rule(ErrNotFound, "directory not found",

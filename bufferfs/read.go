@@ -47,6 +47,9 @@ func (d *Disk) read(ctx context.Context, path string, limit int64, hash bool) (F
 	}
 	defer unix.Close(fd)
 	st, err := checkRegular(fd, "read")
+	if err == nil {
+		err = d.refusePrivateID(&st)
+	}
 	if err != nil {
 		return File{}, o.fail(err)
 	}
@@ -89,6 +92,9 @@ func (d *Disk) Stat(ctx context.Context, path string) (Info, error) {
 	}
 	defer unix.Close(fd)
 	st, err := checkRegular(fd, "read")
+	if err == nil {
+		err = d.refusePrivateID(&st)
+	}
 	if err != nil {
 		return Info{}, o.fail(err)
 	}

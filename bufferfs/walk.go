@@ -104,6 +104,7 @@ type walker struct {
 	visited    int
 	truncated  bool
 	buf        []byte
+	private    []fileID // identities of the Disk's private paths
 }
 
 func (w *walker) done() { w.op.release() }
@@ -117,6 +118,9 @@ func (d *Disk) startWalk(ctx context.Context, name, dir string) (*walker, int, e
 		return nil, -1, err
 	}
 	w := &walker{d: d, ctx: ctx, op: o, buf: make([]byte, 32*1024)}
+	if len(d.privateAbs) > 0 {
+		w.private = d.cachedPrivateIDs()
+	}
 	fd, err := d.openComp(o.rootfd, ".", dirFlags)
 	if err != nil {
 		o.release()
@@ -139,6 +143,11 @@ func (d *Disk) startWalk(ctx context.Context, name, dir string) (*walker, int, e
 			return nil, -1, o.fail(err)
 		}
 		fd = next
+	}
+	if len(comps) > 0 && w.isPrivate(o.clean, fd, nil) {
+		unix.Close(fd)
+		o.release()
+		return nil, -1, o.fail(errPrivate)
 	}
 	w.start = comps
 	w.patterns = exemptStart(w.patterns, comps)
@@ -250,6 +259,10 @@ func (w *walker) walkDir(dirfd int, comps []string, patterns []gitignore.Pattern
 			if err != nil {
 				continue // replaced by a symlink, unreadable, gone
 			}
+			if w.isPrivate(rel, fd, nil) {
+				unix.Close(fd)
+				continue
+			}
 			err = w.walkDir(fd, slices.Clone(child), patterns)
 			unix.Close(fd)
 			if err != nil {
@@ -264,7 +277,7 @@ func (w *walker) walkDir(dirfd int, comps []string, patterns []gitignore.Pattern
 			}
 			var st unix.Stat_t
 			if unix.Fstatat(dirfd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil ||
-				regularRule(&st, "read") != nil {
+				regularRule(&st, "read") != nil || w.isPrivate(rel, -1, &st) {
 				continue
 			}
 			if err := w.fn(rel, &st); err != nil {
@@ -273,6 +286,28 @@ func (w *walker) walkDir(dirfd int, comps []string, patterns []gitignore.Pattern
 		}
 	}
 	return nil
+}
+
+// isPrivate reports whether the walked entry rel (a directory open as fd, or
+// a file described by st) is one of the Disk's private paths.
+func (w *walker) isPrivate(rel string, fd int, st *unix.Stat_t) bool {
+	if len(w.d.privateAbs) == 0 {
+		return false
+	}
+	if underAny(w.d.privateRel, rel) {
+		return true
+	}
+	if len(w.private) == 0 {
+		return false
+	}
+	if st == nil {
+		var fst unix.Stat_t
+		if unix.Fstat(fd, &fst) != nil {
+			return true
+		}
+		st = &fst
+	}
+	return slices.Contains(w.private, statID(st))
 }
 
 // validRel reports whether a walked path passes the path rules, so a

@@ -47,6 +47,9 @@ func (d *Disk) Write(ctx context.Context, path string, data []byte, opts WriteOp
 		if d.isProtectedID(statID(&st)) {
 			return Info{}, o.fail(errProtected)
 		}
+		if err := d.refusePrivateID(&st); err != nil {
+			return Info{}, o.fail(err)
+		}
 		mode = fs.FileMode(st.Mode & 0o777)
 	case unix.ENOENT:
 	default:
@@ -156,6 +159,9 @@ func (d *Disk) Remove(ctx context.Context, path string) error {
 	}
 	if d.isProtectedID(statID(&st)) {
 		return o.fail(errProtected)
+	}
+	if err := d.refusePrivateID(&st); err != nil {
+		return o.fail(err)
 	}
 	// unlinkat removes the entry without following it: if the file was
 	// swapped for a symlink meanwhile, the link goes, not its target.

@@ -225,23 +225,56 @@ func TestCancelledCallGetsNoResponse(t *testing.T) {
 	}
 }
 
-// TestEOFCancelsRunAndWritesReport: at end of input the running call is
-// cancelled, Serve waits for it, and its report is still written.
-func TestEOFCancelsRunAndWritesReport(t *testing.T) {
+// TestEOFLetsRunFinish: at end of input the running call is not
+// cancelled; Serve waits for it and its report is written.
+func TestEOFLetsRunFinish(t *testing.T) {
 	b := newBlockingRun()
 	c := startServer(t, &fakeRuntime{run: b.run})
 	c.handshake()
 	c.send(callLine(1, "flow_run", map[string]any{"task": "t"}, "p"))
 	c.recvMsg()
-	if err := c.closeInput(); err != nil {
+	c.in.Close()
+	select {
+	case err := <-c.done:
+		t.Fatalf("Serve = %v before the running call returned", err)
+	case <-b.returned:
+		t.Fatal("the run returned before it was released: EOF cancelled it")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(b.release)
+	if err := c.wait(); err != nil {
 		t.Fatalf("Serve = %v, want nil at EOF", err)
 	}
-	if !b.ctxDone {
-		t.Error("the run's context was not cancelled at EOF")
+	if b.ctxDone {
+		t.Error("the run's context was cancelled at EOF")
 	}
 	rest := c.rest()
-	if len(rest) != 1 || !strings.Contains(rest[0], `"id":1`) || !strings.Contains(rest[0], `"status":"cancelled"`) {
-		t.Fatalf("lines after EOF = %q, want the cancelled report of id 1", rest)
+	if len(rest) != 1 || !strings.Contains(rest[0], `"id":1`) || !strings.Contains(rest[0], `"status":"ok"`) {
+		t.Fatalf("lines after EOF = %q, want the ok report of id 1", rest)
+	}
+}
+
+// TestEOFThenContextCancelIsQuiet: cancelling Serve's context while the
+// running call finishes after end of input (a client closes stdin and sends
+// SIGTERM at once) cancels the call, writes nothing more and returns the
+// context's error.
+func TestEOFThenContextCancelIsQuiet(t *testing.T) {
+	b := newBlockingRun()
+	ctx, cancel := context.WithCancel(context.Background())
+	c := startServerContext(t, ctx, &fakeRuntime{run: b.run})
+	c.handshake()
+	c.send(callLine(1, "flow_run", map[string]any{"task": "t"}, "p"))
+	c.recvMsg()
+	c.in.Close()
+	cancel()
+	if err := c.wait(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Serve = %v, want context.Canceled", err)
+	}
+	if !b.ctxDone {
+		t.Error("the run's context was not cancelled")
+	}
+	if rest := c.rest(); len(rest) != 0 {
+		t.Fatalf("lines after interruption = %q, want none", rest)
 	}
 }
 

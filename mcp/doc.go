@@ -54,9 +54,12 @@
 //
 // A cancelled call gets no response at all (the MCP specification says the
 // receiver SHOULD NOT respond): the runtime still returns its "cancelled"
-// report, and the server logs it instead of writing it. When the session
-// itself ends on end of input or an oversized frame, the running call is
-// cancelled and its report is still written, since the client did not ask
-// for the cancellation; when the context passed to [Server.Serve] is
-// cancelled (SIGTERM), nothing more is written.
+// report, and the server logs it instead of writing it. At end of input the
+// running call is left to finish and its report is written, as a server that
+// reads the next frame only after answering would do; when the session ends
+// on an oversized frame, the running call is cancelled and its report is
+// still written, since the client did not ask for the cancellation. When the
+// context passed to [Server.Serve] is cancelled (SIGTERM) — also while a call
+// finishes after end of input — the running call is cancelled and nothing
+// more is written.
 package mcp

@@ -94,7 +94,8 @@ func NewServer(rt Runtime, opts Options) *Server {
 // Serve runs one MCP session: it reads frames from r and writes replies and
 // notifications to w until the end of r, an oversized frame (after one
 // -32700 reply) or a write error, and then returns nil, after the running
-// flow_run or flow_check (cancelled) has returned. When ctx is cancelled it
+// flow_run or flow_check has returned (at the end of r it runs to its end,
+// otherwise it is cancelled). When ctx is cancelled it
 // cancels the running call, waits for it, writes nothing more and returns
 // ctx.Err(). Another read error is returned wrapped.
 //

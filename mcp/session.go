@@ -77,9 +77,24 @@ func (ss *session) run(ctx context.Context, r io.Reader) error {
 			return nil
 		case fr := <-frames:
 			switch {
+			case ctx.Err() != nil:
+				// Both were ready and select chose the frame: the
+				// interruption wins, and the frame is not answered.
+				ss.out.shut()
+				ss.end("interrupted")
+				return ctx.Err()
 			case fr.err == nil:
 				ss.handle(fr.frame)
 			case errors.Is(fr.err, io.EOF):
+				// The running flow_run or flow_check finishes first, as in
+				// a loop that reads the next frame only after answering;
+				// an interruption meanwhile (a client closes stdin and
+				// sends SIGTERM at once) is handled as at any other time.
+				if ss.waitCalls(ctx) != nil {
+					ss.out.shut()
+					ss.end("interrupted")
+					return ctx.Err()
+				}
 				ss.end("end of input")
 				return nil
 			case errors.Is(fr.err, errFrameTooLarge):
@@ -106,6 +121,22 @@ func readFrames(fr *frameReader, frames chan<- frameResult, done <-chan struct{}
 		if err != nil {
 			return
 		}
+	}
+}
+
+// waitCalls waits for the running call, if any, to return; it returns
+// ctx's error when ctx ends first.
+func (ss *session) waitCalls(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		ss.calls.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

@@ -226,7 +226,15 @@ func TestConfigErrorsExit2(t *testing.T) {
 			}
 		})
 	}
-	r := runFlow(t, dir, hermeticEnv(t), "status", "-c", filepath.Join(dir, "missing.toml"))
+	// 1 MiB of nested inline tables: refused before the TOML decoder (whose
+	// memory grows with the square of the depth) sees it.
+	deep := "[agent]\nx = " + strings.Repeat("{a=", 1<<19)
+	cfg := writeFile(t, dir, "deep.toml", deep[:1<<20-1]+"\n")
+	r := runFlow(t, dir, hermeticEnv(t), "status", "-c", cfg)
+	if want := "nesting deeper than 64 levels (tables, arrays or dotted keys) at line 2"; r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, want) {
+		t.Errorf("flow status -c deep.toml = (%d, %q, %q), want 2 and %q", r.code, r.stdout, r.stderr, want)
+	}
+	r = runFlow(t, dir, hermeticEnv(t), "status", "-c", filepath.Join(dir, "missing.toml"))
 	if r.code != 2 || !strings.Contains(r.stderr, "missing.toml") {
 		t.Errorf("missing config = %d %q, want 2 naming the file", r.code, r.stderr)
 	}

@@ -15,10 +15,12 @@ import (
 // cmdServe implements `flow serve`, the MCP stdio server (SPEC §11). stdout
 // carries protocol lines only. Diagnostics go to $FLOW_LOG_FILE (debug level)
 // when it is set, else warnings and errors go to stderr, so a normal session
-// writes nothing there. Exit codes: 0 at end of input or after an oversized
-// frame, 130 when interrupted (the running check's process group is killed
-// first, through the cancelled context), 2 for a configuration error, 1 for
-// an input error.
+// writes nothing there. Exit codes: 0 at end of input (once a running call
+// has finished) or after an oversized frame; 130 when SIGINT or SIGTERM
+// arrives before that, also after the end of input — the running check's
+// processes are killed first, through the cancelled context, and nothing
+// more is written on stdout; 2 for a configuration error; 1 for an input
+// error.
 func cmdServe(ctx context.Context, e *env) int {
 	rt, logger, closeAll, err := openServer(e)
 	if err != nil {

@@ -50,18 +50,36 @@ func openRuntime(e *env, writable bool) (*workspaceRuntime, error) {
 	if err != nil {
 		w.warnings = append(w.warnings, fmt.Sprintf("write journal unavailable (undo and history are off): %v", err))
 	}
-	protected := cfg.Protected()
-	if w.store != nil {
-		// The journal must stay out of the model's reach even when the
-		// state directory lies inside the workspace (a workspace at $HOME).
-		protected = append(protected, w.store.Dir())
-	}
-	w.disk, err = bufferfs.NewDisk(cfg.Workspace, bufferfs.DiskOptions{Trusted: cfg.Trusted || writable, Protected: protected})
+	w.disk, err = bufferfs.NewDisk(cfg.Workspace, bufferfs.DiskOptions{
+		Trusted:   cfg.Trusted || writable,
+		Protected: cfg.Protected(),
+		Private:   privatePaths(e, cfg, w.store),
+	})
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", cfg.Workspace, err)
 	}
 	w.svc = agent.NewService(cfg, w.serviceOptions())
 	return w, nil
+}
+
+// privatePaths are flow's own files, which no file tool may read or write
+// even when they lie inside the workspace (a workspace at $HOME): the whole
+// state directory (every workspace's journal and lock), the log file and
+// the loaded configuration.
+func privatePaths(e *env, cfg *config.Config, store *journal.Store) []string {
+	var p []string
+	if dir, err := journal.StateDir(e.getenv); err == nil {
+		p = append(p, dir)
+	} else if store != nil {
+		p = append(p, store.Dir())
+	}
+	if log := e.getenv("FLOW_LOG_FILE"); log != "" {
+		p = append(p, log)
+	}
+	if cfg.ConfigPath != "" {
+		p = append(p, cfg.ConfigPath)
+	}
+	return p
 }
 
 // newBackend builds the model client; it never contacts the server.

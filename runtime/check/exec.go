@@ -24,14 +24,18 @@ const (
 	// killGrace is how long a check's process group has between SIGTERM and
 	// SIGKILL after a timeout or cancellation (SPEC §9).
 	killGrace = 1 * time.Second
-	// drainGrace bounds how long output is read after the check's process
-	// group was killed. Only a process that left the group (setsid, setpgid)
-	// can still hold the pipes open then; flow does not wait for it.
-	drainGrace = 1 * time.Second
 	// reapGrace bounds the wait for the direct child to die after SIGKILL
 	// (it cannot die while stuck in uninterruptible sleep).
 	reapGrace = 5 * time.Second
 )
+
+// drainGrace bounds how long output is read after the check's processes
+// were killed. Every process the check started is dead by then, so the
+// pipes reach EOF at once; only a process that got a pipe some other way
+// (passed over a socket to an unrelated process) can still hold one open,
+// and flow does not wait for it. A variable so tests can prove that no
+// check waits for it.
+var drainGrace = 1 * time.Second
 
 // outcome is the result of executing one check's argv.
 type outcome struct {
@@ -48,13 +52,17 @@ type outcome struct {
 // through pipes into tails.
 //
 // On timeout or cancellation the group gets SIGTERM, then SIGKILL after
-// killGrace. Whatever the ending, the whole group is SIGKILLed as soon as the
-// direct child has exited, so no grandchild outlives the check, and output is
-// drained for at most drainGrace after that.
+// killGrace. Whatever the ending, as soon as the direct child has exited the
+// whole group is SIGKILLed, and so is every other process the check started
+// that is still alive, including those that left its process group or
+// session (flow is a child subreaper, see [BecomeSubreaper], so they are its
+// children now); those are reaped. Where cgroup v2 is writable the child is
+// started in a cgroup of its own, and cgroup.kill empties it first. Output is
+// then drained for at most drainGrace.
 //
-// The direct child is only reaped after the group was killed: until then it
-// stays a zombie, so its pid, which is the group id, cannot be reused and the
-// group kill cannot hit an unrelated process.
+// The direct child is only reaped after all that: until then it stays a
+// zombie, so its pid, which is the group id, cannot be reused and the group
+// kill cannot hit an unrelated process.
 func execute(ctx context.Context, root string, argv, env []string, timeout time.Duration) outcome {
 	out := outcome{stdout: newTail(OutputTail), stderr: newTail(OutputTail)}
 	if len(argv) == 0 {
@@ -87,23 +95,42 @@ func execute(ctx context.Context, root string, argv, env []string, timeout time.
 		outW.Close()
 		return out.fail(report.StatusError, fmt.Sprintf("create stderr pipe: %v", err))
 	}
-	cmd := &exec.Cmd{
-		Path: path,
-		Args: append([]string(nil), argv...),
-		Dir:  root,
-		Env:  env,
-		// Stdin nil: os/exec connects the null device.
-		Stdout: outW,
-		Stderr: errW,
-		SysProcAttr: &syscall.SysProcAttr{
-			Setpgid: true, // own group, pgid = pid
-			// Pdeathsig fires when the OS thread that started the child
-			// exits; the Go runtime keeps its threads unless a locked
-			// goroutine exits, so in practice this is flow's death.
-			Pdeathsig: syscall.SIGKILL,
-		},
+	newCmd := func() *exec.Cmd {
+		return &exec.Cmd{
+			Path: path,
+			Args: append([]string(nil), argv...),
+			Dir:  root,
+			Env:  env,
+			// Stdin nil: os/exec connects the null device.
+			Stdout: outW,
+			Stderr: errW,
+			SysProcAttr: &syscall.SysProcAttr{
+				Setpgid: true, // own group, pgid = pid
+				// Pdeathsig fires when the OS thread that started the
+				// child exits; the Go runtime keeps its threads unless a
+				// locked goroutine exits, so in practice this is flow's
+				// death.
+				Pdeathsig: syscall.SIGKILL,
+			},
+		}
 	}
-	startErr := cmd.Start()
+	// Without the subreaper, processes that leave the check's group are
+	// reparented to init and cannot be found; the check still runs.
+	_ = BecomeSubreaper()
+	cmd := newCmd()
+	cg := newCheckCgroup()
+	if cg != nil {
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.fd
+	}
+	startErr := startRegistered(cmd.Start, func() int { return cmd.Process.Pid })
+	if startErr != nil && cg != nil {
+		// The cgroup may be refused (no clone3, no permission to move a
+		// process there): run the check without it.
+		cg.remove()
+		cg = nil
+		cmd = newCmd()
+		startErr = startRegistered(cmd.Start, func() int { return cmd.Process.Pid })
+	}
 	// The child has its own copies of the write ends (or never started);
 	// closing ours lets the readers see EOF once the group is gone.
 	outW.Close()
@@ -135,14 +162,29 @@ func execute(ctx context.Context, root string, argv, env []string, timeout time.
 		if !terminate(pid, exited) {
 			// The child survived SIGKILL (uninterruptible sleep). Reap it
 			// whenever it dies, and stop reading now.
-			go func() { <-exited; _ = cmd.Wait() }()
+			cg.kill()
+			killLeftovers(pid, cg.pathOf())
+			go func() {
+				<-exited
+				_ = cmd.Wait()
+				unregister(pid)
+				cg.remove()
+			}()
 			stopReading(&readers, outR, errR, 0)
 			out.status, out.err = report.StatusError, fmt.Sprintf("check process %d did not exit after SIGKILL", pid)
 			return out
 		}
 	}
 	killGroup(pid)
+	// Processes that left the group (setsid, setpgid) and every child they
+	// left to flow: killed and reaped, so none keeps the pipes open. The
+	// check's cgroup, when it has one, goes first: it also holds what
+	// joined flow's own process group.
+	cg.kill()
+	killLeftovers(pid, cg.pathOf())
 	waitErr := cmd.Wait() // reaps the zombie
+	unregister(pid)
+	cg.remove()
 	stopReading(&readers, outR, errR, drainGrace)
 
 	if out.status != "" {

@@ -373,30 +373,6 @@ func TestCancelledBeforeStartExecutesNothing(t *testing.T) {
 	}
 }
 
-// TestEscapedProcessDoesNotBlock covers a process that leaves the check's
-// process group (setsid) while holding its stdout: flow cannot kill it, but
-// stops reading after a bounded drain instead of waiting for EOF.
-func TestEscapedProcessDoesNotBlock(t *testing.T) {
-	t.Parallel()
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("setsid not installed")
-	}
-	r := newRunner(t)
-	pidFile := filepath.Join(r.Root, "escaped.pid")
-	t.Cleanup(func() {
-		if data, err := os.ReadFile(pidFile); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && pid > 0 {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-	})
-	script := `setsid sh -c 'echo $$ > escaped.pid; exec sleep 30' & sleep 0.2; echo parent`
-	res := runGuarded(t, t.Context(), r, required("escape", sh(script)...))
-	if res.Status != report.StatusOK || res.Stdout != "parent\n" {
-		t.Errorf("RunCheck(escape) = %q (%s), stdout %q, want ok, %q", res.Status, res.Error, res.Stdout, "parent\n")
-	}
-}
-
 func TestEnvAllowlist(t *testing.T) {
 	t.Setenv("FLOW_CHECK_TEST_FOO", "foo")
 	t.Setenv("FLOW_CHECK_TEST_BAR", "bar")

@@ -6,8 +6,32 @@
 // (or only the variables of its `env` allowlist) and its own process group.
 // Its output is read through pipes, and only the last [OutputTail] bytes of
 // each stream are kept. On timeout or cancellation the group gets SIGTERM and,
-// one second later, SIGKILL. When a check ends for any reason its whole
-// process group is killed, so nothing it started outlives it.
+// one second later, SIGKILL.
+//
+// No process outlives a check. However a check ends — its command exits, it
+// times out, or its context is cancelled (which is what flow's SIGINT and
+// SIGTERM do) — before its result is returned its process group is
+// SIGKILLed, and so is every other process it started that is still alive,
+// including those that left its process group or session: the process is a
+// child subreaper ([BecomeSubreaper]), so such processes are reparented to
+// it, and they are found in /proc (children of flow that started after the
+// check and are not in flow's own process group, with all their
+// descendants), SIGKILLed and reaped, round after round until none is left.
+// Where the cgroup v2 hierarchy is writable, each check also runs in a
+// cgroup of its own below flow's, which cgroup.kill empties first; it holds
+// even a process that moved into flow's own process group. So a check's
+// result never waits for an escaped process that holds its pipes. The
+// limits: nothing can clean up when flow itself is killed with
+// SIGKILL (the direct child gets SIGKILL through PR_SET_PDEATHSIG, but
+// processes that left its group are reparented to the next subreaper or
+// init and keep running); without a check cgroup, a process that moves into
+// flow's own process group is not found, and a process that moves itself to
+// another cgroup (which takes privileges) is found only by the scan; when
+// the subreaper cannot be set (prctl refused), processes that left the
+// group are not found outside the check cgroup; a process flow may not
+// signal (a setuid program running as another user) is found but survives. Checks of one process are not
+// meant to overlap: a process left behind by one check may be killed when
+// another check that ran at the same time ends.
 //
 // Checks run one after another in configuration order. [Runner.Run]
 // aggregates their results into a [report.CheckReport]: the workspace is

@@ -19,7 +19,13 @@ type parsed struct {
 // TOML library's error; schema problems as an *Error. The document is
 // decoded into generic values first so that types are checked exactly: TOML
 // distinguishes 1, 1.0 and true, and so does flow.
+//
+// A document nested deeper than [MaxNesting] is refused before the decoder
+// sees it.
 func parse(data []byte) (*parsed, error) {
+	if err := checkNesting(data); err != nil {
+		return nil, err
+	}
 	var root map[string]any
 	md, err := toml.Decode(string(data), &root)
 	if err != nil {

@@ -59,7 +59,28 @@ const (
 // pid is written into the file. When another process (or another Lock of
 // this process) holds it, Lock returns a [*BusyError] naming the holder's
 // pid. run, check and undo hold this lock while they work.
+//
+// The lock is robust to the replacement of its file: after flock, Lock
+// checks that its descriptor is still the file at the lock path (fstat
+// against lstat) and starts again on the new file when it is not, so two
+// processes can never hold locks on two different inodes.
 func (s *Store) Lock() (*Lock, error) {
+	for replaced := 0; ; replaced++ {
+		f, err := s.lockOnce()
+		if err != errReplaced {
+			return f, err
+		}
+		if replaced >= lockRetries {
+			return nil, fmt.Errorf("journal: lock %s: the lock file keeps being replaced; remove it when no flow is running", s.lockPath)
+		}
+	}
+}
+
+// errReplaced reports that the lock file was replaced while it was locked.
+var errReplaced = errors.New("lock file replaced")
+
+// lockOnce is one attempt of Lock.
+func (s *Store) lockOnce() (*Lock, error) {
 	f, err := s.openLockFile()
 	if err != nil {
 		return nil, err
@@ -83,12 +104,28 @@ func (s *Store) Lock() (*Lock, error) {
 		}
 		time.Sleep(lockRetryPause)
 	}
+	if s.beforeCheck != nil {
+		s.beforeCheck()
+	}
+	if !s.stillAtPath(f) {
+		f.Close()
+		return nil, errReplaced
+	}
 	rec := fmt.Sprintf("%-*d\n", pidWidth, os.Getpid())
 	if _, err := f.WriteAt([]byte(rec), 0); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("journal: lock %s: %w", s.lockPath, err)
 	}
 	return &Lock{f: f}, nil
+}
+
+// stillAtPath reports whether f is the file at the lock path.
+func (s *Store) stillAtPath(f *os.File) bool {
+	var fst, lst unix.Stat_t
+	if unix.Fstat(int(f.Fd()), &fst) != nil || unix.Lstat(s.lockPath, &lst) != nil {
+		return false
+	}
+	return fst.Dev == lst.Dev && fst.Ino == lst.Ino
 }
 
 // Unlock releases the lock. It clears the pid first, so a reader never sees
@@ -132,10 +169,28 @@ func (s *Store) Busy() (pid int, busy bool, err error) {
 }
 
 // openLockFile opens (creating) the lock file without following symlinks.
+// It must be a regular file; a group- or world-writable one is made 0600
+// (the kernel gives the lock to whoever can open the file, and a writer
+// could also forge the pid).
 func (s *Store) openLockFile() (*os.File, error) {
-	f, err := os.OpenFile(s.lockPath, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	f, err := os.OpenFile(s.lockPath, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("journal: lock %s: %w", s.lockPath, err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("journal: lock %s: %w", s.lockPath, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		f.Close()
+		return nil, fmt.Errorf("journal: lock %s: not a regular file; remove it when no flow is running", s.lockPath)
+	}
+	if st.Mode&0o022 != 0 {
+		if err := unix.Fchmod(int(f.Fd()), 0o600); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("journal: lock %s: writable by others and cannot be made private: %w", s.lockPath, err)
+		}
 	}
 	return f, nil
 }

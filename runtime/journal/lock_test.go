@@ -166,3 +166,80 @@ func TestBusyErrorWithoutPID(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }
+
+// TestLockFileReplacedWhileLocking: when the lock file is replaced between
+// open and flock, and someone locks the new file, Lock must not hold the
+// old inode as if it were the lock: it starts again on the new file, which
+// is busy.
+func TestLockFileReplacedWhileLocking(t *testing.T) {
+	f := newFixture(t, Options{})
+	var other *os.File
+	f.store.beforeCheck = func() {
+		f.store.beforeCheck = nil
+		tmp := f.store.lockPath + ".new"
+		if err := os.WriteFile(tmp, []byte(fmt.Sprintf("%-*d\n", pidWidth, os.Getpid())), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, f.store.lockPath); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if other, err = os.OpenFile(f.store.lockPath, os.O_RDWR, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Flock(int(other.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := f.store.Lock()
+	if !errors.Is(err, ErrBusy) {
+		t.Fatalf("Lock() with its file replaced and the new one locked = %v, %v; want busy", l, err)
+	}
+	if other == nil {
+		t.Fatal("the replacement hook did not run")
+	}
+	other.Close()
+	l, err = f.store.Lock()
+	if err != nil {
+		t.Fatalf("Lock() after the other holder closed = %v", err)
+	}
+	l.Unlock()
+}
+
+// TestLockFileMode: the lock file is never a symlink or a FIFO, and one
+// writable by others is made private.
+func TestLockFileMode(t *testing.T) {
+	f := newFixture(t, Options{})
+	if err := os.WriteFile(f.store.lockPath, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(f.store.lockPath, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	l, err := f.store.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Unlock()
+	if fi, err := os.Stat(f.store.lockPath); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("lock file mode = %v, %v; want 0600", fi.Mode(), err)
+	}
+
+	target := filepath.Join(t.TempDir(), "target")
+	for name, make := range map[string]func() error{
+		"symlink": func() error { return os.Symlink(target, f.store.lockPath) },
+		"fifo":    func() error { return syscall.Mkfifo(f.store.lockPath, 0o600) },
+	} {
+		os.Remove(f.store.lockPath)
+		if err := make(); err != nil {
+			t.Fatal(err)
+		}
+		if l, err := f.store.Lock(); err == nil {
+			l.Unlock()
+			t.Errorf("Lock() on a %s lock path succeeded, want an error", name)
+		}
+		if _, err := os.Stat(target); err == nil {
+			t.Errorf("Lock() on a %s lock path created its target", name)
+		}
+	}
+}

@@ -41,6 +41,10 @@ type Store struct {
 	dir      string // the workspace's state directory
 	lockPath string
 	opts     Options
+
+	// beforeCheck, when set (tests only), runs between flock and the check
+	// that the locked file is still the one at the lock path.
+	beforeCheck func()
 }
 
 // Names inside a workspace directory.
