@@ -168,10 +168,13 @@ func TestRunAdversarialModel(t *testing.T) {
 	}
 	cfgDir := t.TempDir()
 	srv := ollamatest.New(t)
-	// The 300 kB argument must reach the tool (not the context budget).
+	// The 300 kB argument must reach the tool (not the context budget, nor
+	// the prompt budget of the context window).
 	cfg := goConfig(t, ws, srv.URL, "")
 	body, _ := os.ReadFile(cfg)
-	os.WriteFile(cfg, []byte(strings.Replace(string(body), "max_cycles = 2", "max_cycles = 1\nmax_context_chars = 1000000", 1)), 0o644)
+	edited := strings.Replace(string(body), "max_cycles = 2", "max_cycles = 1\nmax_context_chars = 1000000", 1)
+	edited = strings.Replace(edited, "[ollama]\n", "[ollama]\ncontext_length = 131072\n", 1)
+	os.WriteFile(cfg, []byte(edited), 0o644)
 	if err := os.Rename(cfg, filepath.Join(cfgDir, "ops.toml")); err != nil {
 		t.Fatal(err)
 	}
