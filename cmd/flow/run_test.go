@@ -402,7 +402,7 @@ func TestRunProgressOnTerminal(t *testing.T) {
 	for _, quiet := range []bool{false, true} {
 		ws := calcModule(t)
 		srv := ollamatest.New(t,
-			ollamatest.Turn{Content: "Plan."},
+			ollamatest.Turn{Content: "Plan.", PromptTokens: 321, CompletionTokens: 12},
 			ollamatest.Turn{Content: "Nothing to do."},
 			ollamatest.Turn{Content: approve},
 		)
@@ -426,6 +426,15 @@ func TestRunProgressOnTerminal(t *testing.T) {
 		shown := strings.Contains(string(tty), "planner") && strings.Contains(string(tty), "reviewer")
 		if shown == quiet {
 			t.Errorf("quiet=%v: terminal shows %q", quiet, tty)
+		}
+		// Every model call is in the report, and on the terminal with its
+		// tokens and done reason.
+		if !strings.Contains(string(report), `{"kind":"model_call","role":"planner","cycle":0,"turn":1,"status":"ok","duration_ms":`) ||
+			!strings.Contains(string(report), `"prompt_tokens":321,"completion_tokens":12,"done_reason":"stop"`) {
+			t.Errorf("report = %s, want the planner's model call with its tokens", report)
+		}
+		if !quiet && !strings.Contains(string(tty), "(321+12 tokens, stop)") {
+			t.Errorf("terminal shows %q, want the planner's model call with its tokens", tty)
 		}
 	}
 }
