@@ -70,8 +70,17 @@ func (w *window) before(chars int) string {
 	if w.measured {
 		how = "estimated from the server's counts"
 	}
-	return fmt.Sprintf("%sthe next prompt is about %d tokens (%d characters, %s), more than the %d that fit a context_length of %d with room for the reply; flow stopped before the server would truncate it: raise ollama.context_length (and the model's own limit allows it) or give a narrower task",
-		MsgContextOverflow, est, chars, how, w.budget(), w.tokens)
+	return fmt.Sprintf("%sthe next prompt is about %d tokens (%d characters, %s), more than the %d that fit a context_length of %d with room for the reply, so flow stopped before the server would truncate it: %s, or give a narrower task",
+		MsgContextOverflow, est, chars, how, w.budget(), w.tokens, w.fix())
+}
+
+// fix says how to get a larger window.
+func (w *window) fix() string {
+	fix := "raise ollama.context_length (if the model supports a larger window)"
+	if w.api == config.APIOpenAI {
+		fix += `; with api = "openai" against Ollama, the server ignores it: set OLLAMA_CONTEXT_LENGTH on the server, or use api = "native"`
+	}
+	return fix
 }
 
 // promptSize is one call's size as sent and as counted by the server.
@@ -97,11 +106,7 @@ func (w *window) after(chars, tokens int, prev promptSize) string {
 		what = fmt.Sprintf("the server counted %d prompt tokens for %d characters, under half of what the previous call's %d tokens for %d characters predict", tokens, chars, prev.tokens, prev.chars)
 	}
 	if what != "" {
-		fix := "raise ollama.context_length"
-		if w.api == config.APIOpenAI {
-			fix += `; with api = "openai" against Ollama, the server ignores it: set OLLAMA_CONTEXT_LENGTH on the server (or use api = "native")`
-		}
-		return MsgContextOverflow + what + ", so it truncated the prompt (the system prompt and tools are what goes first): " + fix
+		return MsgContextOverflow + what + ", so it truncated the prompt (the system prompt and the tools are what goes first): " + w.fix()
 	}
 	w.cpt = max(minCharsPerToken, min(maxCharsPerToken, float64(chars)/float64(tokens)))
 	w.measured = true
