@@ -85,6 +85,11 @@ func TestEmptyReplyRetriedOnceThenReported(t *testing.T) {
 			if len(rep.Roles) != 1 || rep.Roles[0].Status != report.StatusError || !strings.HasPrefix(rep.Roles[0].Error, MsgEmptyReply) {
 				t.Fatalf("roles = %+v, want only the planner, in error with %q", rep.Roles, MsgEmptyReply)
 			}
+			for i, c := range modelCalls(rep) {
+				if c.Note != "empty reply" {
+					t.Errorf("model call %d note = %q, want %q", i, c.Note, "empty reply")
+				}
+			}
 			chats := chatRequests(srv)
 			if len(chats) != 2 || rep.ModelCalls != 2 {
 				t.Fatalf("chat requests %d, model calls %d; want 2 (one corrective retry, and no coder)", len(chats), rep.ModelCalls)

@@ -254,6 +254,9 @@ func (r *run) callFormat(ctx context.Context, name string, turn int, st *report.
 		out.calls = nil // no tools were offered; a call is not an answer
 	}
 	ev.Bytes = len(resp.Message.Content)
+	if len(out.calls) == 0 && strings.TrimSpace(resp.Message.Content) == "" && ev.Note == "" {
+		ev.Note = "empty reply"
+	}
 	preview := replyPreview(resp.Message.Content, len(out.calls))
 	if msg := r.contextWindow().after(chars, resp.Usage.PromptTokens, *prev); msg != "" {
 		st.Status, st.Error = report.StatusError, msg
