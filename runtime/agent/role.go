@@ -145,11 +145,13 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx any, st 
 			st.Summary = truncateChars(content, maxSummaryChars)
 			return content, conv.msgs
 		}
+		first := len(r.rep.Events) // the batch's events start here
 		remaining := r.cfg.Agent.MaxToolCalls - r.rep.ToolCalls
 		if len(calls.calls) > remaining {
 			for _, c := range calls.calls {
 				conv.push(r.refuse(name, turn, st, c, MsgToolCallBudget, false))
 			}
+			r.markFromText(first, resp.fromText)
 			st.Status, st.Error = report.StatusUnverified, MsgToolCallBudget
 			return "", conv.msgs
 		}
@@ -171,6 +173,7 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx any, st 
 			seen.keep(c, answer{id: c.ID, status: status, content: msg.Content})
 			conv.push(msg)
 		}
+		r.markFromText(first, resp.fromText)
 		seen.nextTurn()
 	}
 	st.Status, st.Error = report.StatusUnverified, MsgIterationBudget
@@ -199,7 +202,8 @@ func emptyReplyMessage(offered []model.Tool) string {
 // or those found in its text.
 type reply struct {
 	model.Response
-	calls []model.ToolCall
+	calls    []model.ToolCall
+	fromText bool // calls came from textToolCalls
 }
 
 // call makes one model call of a role invocation: it counts the turn,
@@ -249,6 +253,7 @@ func (r *run) callFormat(ctx context.Context, name string, turn int, st *report.
 	if withTools && len(out.calls) == 0 {
 		out.calls = textToolCalls(resp.Message.Content, conv.offered)
 		ev.TextToolCalls = len(out.calls)
+		out.fromText = len(out.calls) > 0
 	}
 	if !withTools {
 		out.calls = nil // no tools were offered; a call is not an answer
@@ -280,6 +285,17 @@ func (r *run) recordModelCall(ev report.Event, preview string) {
 		Kind: EventModelReply, Role: ev.Role, Turn: ev.Turn, Status: ev.Status, Error: ev.Error,
 		DurationMS: ev.DurationMS, Bytes: ev.Bytes, Message: preview, ModelCall: &cp,
 	})
+}
+
+// markFromText marks the tool events from index first on as calls that
+// came from the reply's text, when fromText.
+func (r *run) markFromText(first int, fromText bool) {
+	if !fromText {
+		return
+	}
+	for i := first; i < len(r.rep.Events); i++ {
+		r.rep.Events[i].FromText = true
+	}
 }
 
 // textToolCalls is where tool calls written as text become tool calls: a

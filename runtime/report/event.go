@@ -28,6 +28,9 @@ type Event struct {
 	// call and was answered with that call's result instead of being run
 	// again (omitted when false, so other tool events keep their shape).
 	Repeated bool `json:"repeated,omitempty"`
+	// FromText marks a tool call recognised in the reply's text rather than
+	// sent as one of the API's tool calls (omitted when false).
+	FromText bool `json:"from_text,omitempty"`
 
 	// Cycle is the model call's cycle (0 for the planner, 1.. after).
 	Cycle int `json:"cycle,omitempty"`
@@ -63,6 +66,7 @@ type toolEventJSON struct {
 	Bytes      int    `json:"bytes"`
 	Truncated  bool   `json:"truncated"`
 	Repeated   bool   `json:"repeated,omitempty"`
+	FromText   bool   `json:"from_text,omitempty"`
 }
 
 // modelCallJSON is a model call's entry; its counts are always present.
@@ -96,5 +100,6 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	return Marshal(toolEventJSON{
 		Role: e.Role, Tool: e.Tool, ToolCallID: e.ToolCallID, Status: e.Status, Error: e.Error,
 		DurationMS: e.DurationMS, Bytes: e.Bytes, Truncated: e.Truncated, Repeated: e.Repeated,
+		FromText: e.FromText,
 	})
 }

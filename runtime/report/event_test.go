@@ -25,6 +25,11 @@ func TestEventJSON(t *testing.T) {
 			`{"role":"coder","tool":"file_read","tool_call_id":"c2","status":"ok","duration_ms":0,"bytes":40,"truncated":false,"repeated":true}`,
 		},
 		{
+			"tool call from text says so",
+			Event{Role: "coder", Tool: "file_read", ToolCallID: "t1", Status: "ok", Bytes: 9, FromText: true},
+			`{"role":"coder","tool":"file_read","tool_call_id":"t1","status":"ok","duration_ms":0,"bytes":9,"truncated":false,"from_text":true}`,
+		},
+		{
 			"model call has its own fields, zero counts included",
 			Event{Kind: EventModelCall, Role: "planner", Turn: 1, Status: "ok", DurationMS: 12, DoneReason: "stop"},
 			`{"kind":"model_call","role":"planner","cycle":0,"turn":1,"status":"ok","duration_ms":12,"bytes":0,"prompt_tokens":0,"completion_tokens":0,"done_reason":"stop","native_tool_calls":0,"text_tool_calls":0}`,
