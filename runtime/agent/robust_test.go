@@ -143,8 +143,11 @@ func TestEmptyPlanNeverReachesTheCoder(t *testing.T) {
 		cfgEdit(cfg)
 		turns := []ollamatest.Turn{{}, {}}[:min(2, cfg.Agent.MaxIterations)]
 		rep, srv, h := fakeRun(t, cfg, "do it", turns...)
-		if rep.Status != report.StatusError || len(rep.Roles) != 1 {
-			t.Errorf("max_iterations %d: Run() = %s, roles %v; want error after the planner alone", cfg.Agent.MaxIterations, rep.Status, roleStatuses(rep))
+		if rep.Status != report.StatusError || len(rep.Roles) != 1 || !strings.HasPrefix(rep.Error, MsgEmptyReply) {
+			t.Errorf("max_iterations %d: Run() = %s %q, roles %v; want the empty-reply error after the planner alone", cfg.Agent.MaxIterations, rep.Status, rep.Error, roleStatuses(rep))
+		}
+		if told := strings.Contains(rep.Error, "told once"); told != (cfg.Agent.MaxIterations > 1) {
+			t.Errorf("max_iterations %d: error %q, want it to say whether a retry was made", cfg.Agent.MaxIterations, rep.Error)
 		}
 		for _, r := range chatRequests(srv) {
 			if strings.Contains(string(r.Raw), "file_write") {

@@ -129,7 +129,11 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx any, st 
 			continue
 		}
 		if empty && !isReviewer {
-			st.Status, st.Error = report.StatusError, MsgEmptyReply+": "+emptyReplyAdvice
+			how := "it was told once and replied empty again"
+			if !wasEmpty {
+				how = "no turn was left to ask again (max_iterations)"
+			}
+			st.Status, st.Error = report.StatusError, MsgEmptyReply+": "+how+"; "+emptyReplyAdvice
 			return "", conv.msgs
 		}
 		wasEmpty = false
@@ -180,9 +184,8 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx any, st 
 	return "", conv.msgs
 }
 
-// emptyReplyAdvice completes the error of a role whose model replied empty
-// twice in a row.
-const emptyReplyAdvice = "it was told once and replied empty again; use a model whose tool calls this server parses (check `flow doctor`), or a lower temperature"
+// emptyReplyAdvice ends the error of a role whose model replied empty.
+const emptyReplyAdvice = "use a model whose tool calls this server parses (check `flow doctor`), or a lower temperature"
 
 // emptyReplyMessage is the corrective user message after an empty reply.
 func emptyReplyMessage(offered []model.Tool) string {
