@@ -112,7 +112,7 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx any, st 
 			st.Status, st.Error = report.StatusUnverified, MsgContextBudget
 			return "", conv.msgs
 		}
-		resp, ok := r.call(ctx, name, turn, st, conv, true, &prev, "")
+		resp, ok := r.call(ctx, name, turn, st, conv, &prev)
 		if !ok {
 			return "", conv.msgs
 		}
@@ -209,15 +209,18 @@ type reply struct {
 	fromText bool // calls came from textToolCalls
 }
 
-// call makes one model call of a role invocation: it counts the turn,
-// emits the progress events, records the model-call event, and checks the
-// prompt against the context window before and after. withTools offers the
-// role's tools; format asks for structured output; note goes into the
-// event. On failure it sets st and returns false.
-func (r *run) call(ctx context.Context, name string, turn int, st *report.Role, conv *conversation, withTools bool, prev *promptSize, note string) (reply, bool) {
-	return r.callFormat(ctx, name, turn, st, conv, withTools, nil, prev, note)
+// call makes one model call of a role invocation, offering the role's
+// tools; see callFormat.
+func (r *run) call(ctx context.Context, name string, turn int, st *report.Role, conv *conversation, prev *promptSize) (reply, bool) {
+	return r.callFormat(ctx, name, turn, st, conv, true, nil, prev, "")
 }
 
+// callFormat makes one model call: it counts the turn, emits the progress
+// events, records the model-call event, and checks the prompt against the
+// context window before and after (prev is the role's previous call, and
+// is updated). withTools offers the role's tools; format asks for
+// structured output; note goes into the event. On failure it sets st and
+// returns false.
 func (r *run) callFormat(ctx context.Context, name string, turn int, st *report.Role, conv *conversation, withTools bool, format json.RawMessage, prev *promptSize, note string) (reply, bool) {
 	chars := conv.chars(withTools)
 	if msg := r.contextWindow().before(chars); msg != "" {
