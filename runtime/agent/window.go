@@ -90,19 +90,27 @@ type promptSize struct {
 
 // after checks the server's prompt_tokens for a prompt of chars characters,
 // given the role's previous call (zero for the first), and returns a
-// context_overflow error when the server evidently truncated the prompt.
-// Otherwise it refines the characters-per-token estimate and returns "".
+// context_overflow error when the server evidently truncated the prompt:
+// it counted the whole window, or the conversation grew and the count
+// stayed at (or fell a little below) the last one, or grew far less than
+// the last call's ratio predicts. Otherwise it refines the
+// characters-per-token estimate and returns "".
 func (w *window) after(chars, tokens int, prev promptSize) string {
 	if w.tokens <= 0 || tokens <= 0 {
 		return ""
 	}
 	var what string
+	grew := prev.tokens > 0 && chars >= prev.chars+minGrowthChars
 	switch {
 	case tokens >= w.tokens:
 		what = fmt.Sprintf("the server counted %d prompt tokens, at or over the context window of %d (context_length)", tokens, w.tokens)
-	case prev.tokens > 0 && chars >= prev.chars+minGrowthChars && tokens <= prev.tokens:
+	case grew && tokens*2 < prev.tokens:
+		// Far fewer than last time: a server counting only the tokens it
+		// did not have cached. Its counts say nothing about the window.
+		return ""
+	case grew && tokens <= prev.tokens:
 		what = fmt.Sprintf("the server counted %d prompt tokens for %d characters, no more than the %d it counted for the previous %d characters", tokens, chars, prev.tokens, prev.chars)
-	case prev.tokens > 0 && chars > prev.chars && tokens*2 < int(float64(chars)/(float64(prev.chars)/float64(prev.tokens))):
+	case grew && float64(tokens*2) < float64(chars)*float64(prev.tokens)/float64(prev.chars):
 		what = fmt.Sprintf("the server counted %d prompt tokens for %d characters, under half of what the previous call's %d tokens for %d characters predict", tokens, chars, prev.tokens, prev.chars)
 	}
 	if what != "" {

@@ -129,6 +129,12 @@ func TestWindowRefinesItsEstimate(t *testing.T) {
 	if msg := w.after(40000, 1500, promptSize{chars: 4000, tokens: 1000}); !strings.HasPrefix(msg, MsgContextOverflow) {
 		t.Errorf("after(far below) = %q, want context_overflow", msg)
 	}
+	// Far fewer than last time is a server counting only uncached tokens:
+	// no conclusion, and no change to the estimate.
+	cpt := w.cpt
+	if msg := w.after(5000, 100, promptSize{chars: 4000, tokens: 1000}); msg != "" || w.cpt != cpt {
+		t.Errorf("after(uncached count) = %q, ratio %v -> %v; want no overflow and the estimate kept", msg, cpt, w.cpt)
+	}
 	if msg := w.after(4100, 1030, promptSize{chars: 4000, tokens: 1000}); msg != "" {
 		t.Errorf("after(normal growth) = %q, want none", msg)
 	}
