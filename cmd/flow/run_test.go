@@ -168,10 +168,13 @@ func TestRunAdversarialModel(t *testing.T) {
 	}
 	cfgDir := t.TempDir()
 	srv := ollamatest.New(t)
-	// The 300 kB argument must reach the tool (not the context budget).
+	// The 300 kB argument must reach the tool (not the context budget, nor
+	// the prompt budget of the context window).
 	cfg := goConfig(t, ws, srv.URL, "")
 	body, _ := os.ReadFile(cfg)
-	os.WriteFile(cfg, []byte(strings.Replace(string(body), "max_cycles = 2", "max_cycles = 1\nmax_context_chars = 1000000", 1)), 0o644)
+	edited := strings.Replace(string(body), "max_cycles = 2", "max_cycles = 1\nmax_context_chars = 1000000", 1)
+	edited = strings.Replace(edited, "[ollama]\n", "[ollama]\ncontext_length = 131072\n", 1)
+	os.WriteFile(cfg, []byte(edited), 0o644)
 	if err := os.Rename(cfg, filepath.Join(cfgDir, "ops.toml")); err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +402,7 @@ func TestRunProgressOnTerminal(t *testing.T) {
 	for _, quiet := range []bool{false, true} {
 		ws := calcModule(t)
 		srv := ollamatest.New(t,
-			ollamatest.Turn{Content: "Plan."},
+			ollamatest.Turn{Content: "Plan.", PromptTokens: 321, CompletionTokens: 12},
 			ollamatest.Turn{Content: "Nothing to do."},
 			ollamatest.Turn{Content: approve},
 		)
@@ -423,6 +426,15 @@ func TestRunProgressOnTerminal(t *testing.T) {
 		shown := strings.Contains(string(tty), "planner") && strings.Contains(string(tty), "reviewer")
 		if shown == quiet {
 			t.Errorf("quiet=%v: terminal shows %q", quiet, tty)
+		}
+		// Every model call is in the report, and on the terminal with its
+		// tokens and done reason.
+		if !strings.Contains(string(report), `{"kind":"model_call","role":"planner","cycle":0,"turn":1,"status":"ok","duration_ms":`) ||
+			!strings.Contains(string(report), `"prompt_tokens":321,"completion_tokens":12,"done_reason":"stop"`) {
+			t.Errorf("report = %s, want the planner's model call with its tokens", report)
+		}
+		if !quiet && !strings.Contains(string(tty), "(321+12 tokens, stop)") {
+			t.Errorf("terminal shows %q, want the planner's model call with its tokens", tty)
 		}
 	}
 }

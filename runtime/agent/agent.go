@@ -167,9 +167,10 @@ type run struct {
 	tools   Toolbox
 	rep     *report.Run
 	changed map[string]bool
-	plan    string // the planner's final answer
-	invoked int    // role invocations so far (the k of synthesised call ids)
-	phase   string // guarded by a.mu
+	plan    string  // the planner's final answer
+	invoked int     // role invocations so far (the k of synthesised call ids)
+	phase   string  // guarded by a.mu
+	window  *window // the prompt budget of the context window
 
 	// planner is the planner's outcome, for the verification gate.
 	planner report.Role

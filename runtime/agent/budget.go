@@ -18,11 +18,16 @@ const (
 	MsgContextBudget   = "Context budget exhausted"
 	MsgBackendFailure  = "Backend/protocol failure: "
 	MsgReviewerVerdict = "Reviewer must return a structured JSON verdict"
-	MsgPlanningFailed  = "Planning failed"
-	MsgCancelled       = "cancelled"
-	ReasonReadOnly     = "read-only workspace: pass --trusted to edit and verify"
-	ReasonRejected     = "Reviewer rejected the change"
-	ReasonFingerprint  = verify.ReasonFingerprint
+	// MsgEmptyReply is the cause named when the model answered with neither
+	// text nor a tool call, twice in a row (the second time after being
+	// told): what a real server hands on when the model's tool call did not
+	// parse.
+	MsgEmptyReply     = "empty reply from the model (its tool call may have been malformed)"
+	MsgPlanningFailed = "Planning failed"
+	MsgCancelled      = "cancelled"
+	ReasonReadOnly    = "read-only workspace: pass --trusted to edit and verify"
+	ReasonRejected    = "Reviewer rejected the change"
+	ReasonFingerprint = verify.ReasonFingerprint
 )
 
 // Limits of SPEC §16 and of the summaries handed to the model.

@@ -38,10 +38,11 @@ func TestToolDenialsAndErrorsReturnMatchingIDs(t *testing.T) {
 			t.Errorf("tool message %s = %v, want an error result", m.ToolCallID, res)
 		}
 	}
-	if rep.ToolCalls != 4 || len(rep.Events) != 4 || rep.Roles[0].ToolErrors != 4 {
-		t.Errorf("ToolCalls %d, events %d, tool_errors %d; want 4, 4, 4", rep.ToolCalls, len(rep.Events), rep.Roles[0].ToolErrors)
+	tools := toolEvents(rep)
+	if rep.ToolCalls != 4 || len(tools) != 4 || rep.Roles[0].ToolErrors != 4 {
+		t.Fatalf("ToolCalls %d, tool events %d, tool_errors %d; want 4, 4, 4", rep.ToolCalls, len(tools), rep.Roles[0].ToolErrors)
 	}
-	for i, e := range rep.Events {
+	for i, e := range tools {
 		if e.ToolCallID != want[i] || e.Status != "error" || e.Error == "" {
 			t.Errorf("event %d = %+v, want error with id %q", i, e, want[i])
 		}
@@ -151,11 +152,12 @@ func TestToolCallBudgetRefusesOversizedBatch(t *testing.T) {
 	if rep.ToolCalls != 0 || rep.ModelCalls != 3 || be.left() != 0 {
 		t.Errorf("ToolCalls %d, ModelCalls %d, steps left %d; want 0, 3, 0", rep.ToolCalls, rep.ModelCalls, be.left())
 	}
-	if len(rep.Events) != 2 {
-		t.Fatalf("events = %+v, want one error event per refused call", rep.Events)
+	tools := toolEvents(rep)
+	if len(tools) != 2 {
+		t.Fatalf("tool events = %+v, want one error event per refused call", tools)
 	}
 	for i, id := range []string{"w1", "w2"} {
-		if e := rep.Events[i]; e.ToolCallID != id || e.Status != "error" || e.Error != MsgToolCallBudget {
+		if e := tools[i]; e.ToolCallID != id || e.Status != "error" || e.Error != MsgToolCallBudget {
 			t.Errorf("event %d = %+v, want error %q for %s", i, e, MsgToolCallBudget, id)
 		}
 	}

@@ -56,9 +56,15 @@ type Event struct {
 	// Bytes is the size of a tool result or model reply.
 	Bytes     int  `json:"bytes,omitempty"`
 	Truncated bool `json:"truncated,omitempty"`
+	// Repeated marks a tool call answered with the identical previous
+	// call's result instead of being run again (tool_end only).
+	Repeated bool `json:"repeated,omitempty"`
 	// Message is a short human detail: the task (run start), the model
 	// (role start), the main argument of a tool call, a reply preview.
 	Message string `json:"message,omitempty"`
+	// ModelCall is the report's entry of the model call that ended
+	// (model_reply only): cycle, tokens, done reason and tool-call counts.
+	ModelCall *report.Event `json:"model_call,omitempty"`
 	// Report is the final report (run end only).
 	Report *report.Run `json:"report,omitempty"`
 	// Verification is the verification result (verification events only).
@@ -112,6 +118,7 @@ func (e Event) String() string {
 			b.WriteString(": " + oneLine(e.Message, 72))
 		}
 		writeDuration(&b, e.DurationMS)
+		writeModelCall(&b, e.ModelCall)
 		writeProblem(&b, e.Error)
 	case EventToolStart, EventToolEnd:
 		col(e.Role)
@@ -127,6 +134,9 @@ func (e Event) String() string {
 		writeDuration(&b, e.DurationMS)
 		if e.Truncated {
 			b.WriteString(" (truncated)")
+		}
+		if e.Repeated {
+			b.WriteString(" (repeated call: not run again, previous result reused)")
 		}
 		writeProblem(&b, e.Error)
 	case EventCheckStart, EventCheckEnd:
@@ -165,6 +175,38 @@ func writeDuration(b *strings.Builder, ms int64) {
 	default:
 		fmt.Fprintf(b, " %.1fs", float64(ms)/1000)
 	}
+}
+
+// writeModelCall appends a model call's figures, for example
+// " (812+40 tokens, stop, 1 text tool call)".
+func writeModelCall(b *strings.Builder, c *report.Event) {
+	if c == nil {
+		return
+	}
+	var parts []string
+	if c.PromptTokens > 0 || c.CompletionTokens > 0 {
+		parts = append(parts, fmt.Sprintf("%d+%d tokens", c.PromptTokens, c.CompletionTokens))
+	}
+	if c.DoneReason != "" {
+		parts = append(parts, c.DoneReason)
+	}
+	if c.TextToolCalls > 0 {
+		parts = append(parts, plural(c.TextToolCalls, "tool call")+" from text")
+	}
+	if c.Note != "" {
+		parts = append(parts, c.Note)
+	}
+	if len(parts) > 0 {
+		b.WriteString(" (" + strings.Join(parts, ", ") + ")")
+	}
+}
+
+// plural formats n things, e.g. "1 tool call", "2 tool calls".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // writeProblem appends ": <error>" when there is one.

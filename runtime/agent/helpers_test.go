@@ -258,3 +258,26 @@ func roleStatuses(rep report.Run) []string {
 	}
 	return out
 }
+
+// toolEvents returns the report's tool-call events, without the model
+// calls.
+func toolEvents(rep report.Run) []report.Event {
+	var out []report.Event
+	for _, e := range rep.Events {
+		if e.Kind == "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// modelCalls returns the report's model-call events.
+func modelCalls(rep report.Run) []report.Event {
+	var out []report.Event
+	for _, e := range rep.Events {
+		if e.Kind == report.EventModelCall {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -42,9 +43,39 @@ type userMessage struct {
 	Context any    `json:"context"`
 }
 
+// conversation is one role invocation's message list with its two size
+// accounts: the context meter (max_context_chars) and the prompt size the
+// context window check uses.
+type conversation struct {
+	msgs    []model.Message
+	meter   *contextMeter
+	offered []model.Tool
+}
+
+func (c *conversation) push(m model.Message) {
+	c.msgs = append(c.msgs, m)
+	c.meter.add(m)
+}
+
+// chars is the prompt size of the next call, with tools when offered.
+func (c *conversation) chars(withTools bool) int {
+	if withTools {
+		return promptChars(c.msgs, c.offered)
+	}
+	return promptChars(c.msgs, nil)
+}
+
 // converse runs the turns of one role invocation, updating st, and returns
 // the final answer's content (when the role finished ok) and the whole
 // conversation.
+//
+// An empty reply (no text, no tool call: what a server hands on when the
+// model's tool call did not parse) is not an answer: it gets one corrective
+// user message naming the role's tools, and a second empty reply in a row
+// ends the role with [MsgEmptyReply]. A call identical to one of the
+// previous turn's is answered from that turn (see repeats). The reviewer's
+// final answer, when it holds no parsable verdict, is followed by one
+// verdict request with structured output (see [VerdictSchema]).
 func (r *run) converse(ctx context.Context, name string, k int, roleCtx any, st *report.Role) (string, []model.Message) {
 	prompt, err := SystemPrompt(name)
 	if err != nil {
@@ -57,79 +88,266 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx any, st 
 		return "", nil
 	}
 	offered := r.tools.Schemas(name)
-	meter := newContextMeter(r.cfg.Agent.MaxContextChars, offered)
-	msgs := make([]model.Message, 0, 8)
-	push := func(m model.Message) {
-		msgs = append(msgs, m)
-		meter.add(m)
+	conv := &conversation{
+		msgs:    make([]model.Message, 0, 8),
+		meter:   newContextMeter(r.cfg.Agent.MaxContextChars, offered),
+		offered: offered,
 	}
-	push(model.Message{Role: model.RoleSystem, Content: prompt})
-	push(model.Message{Role: model.RoleUser, Content: string(user)})
+	conv.push(model.Message{Role: model.RoleSystem, Content: prompt})
+	conv.push(model.Message{Role: model.RoleUser, Content: string(user)})
 
-	for turn := 1; turn <= r.cfg.Agent.MaxIterations; turn++ {
+	var (
+		prev       promptSize // the previous call's size, for the window check
+		wasEmpty   bool       // the last reply was empty and was told so
+		seen       repeats
+		maxTurns   = r.cfg.Agent.MaxIterations
+		isReviewer = name == config.RoleReviewer
+	)
+	for turn := 1; turn <= maxTurns; turn++ {
 		if ctx.Err() != nil {
 			st.Status, st.Error = report.StatusCancelled, MsgCancelled
-			return "", msgs
+			return "", conv.msgs
 		}
-		if meter.exceeded() {
+		if conv.meter.exceeded() {
 			st.Status, st.Error = report.StatusUnverified, MsgContextBudget
-			return "", msgs
+			return "", conv.msgs
 		}
-		st.Turns++
-		r.rep.ModelCalls++
-		r.emit(Event{Kind: EventModelTurn, Role: name, Turn: turn})
-		t0 := r.a.deps.Now()
-		resp, err := r.a.deps.Backend.Chat(ctx, model.Request{
-			Model:    st.Model,
-			Messages: slices.Clone(msgs),
-			Tools:    offered,
-		})
-		ms := r.a.deps.Now().Sub(t0).Milliseconds()
-		r.rep.Usage.PromptTokens += resp.Usage.PromptTokens
-		r.rep.Usage.CompletionTokens += resp.Usage.CompletionTokens
-		if err != nil {
-			if ctx.Err() != nil {
-				st.Status, st.Error = report.StatusCancelled, MsgCancelled
-			} else {
-				st.Status, st.Error = report.StatusError, MsgBackendFailure+err.Error()
-			}
-			r.emit(Event{Kind: EventModelReply, Role: name, Turn: turn, Status: report.StatusError, Error: st.Error, DurationMS: ms})
-			return "", msgs
+		resp, ok := r.call(ctx, name, turn, st, conv, &prev)
+		if !ok {
+			return "", conv.msgs
 		}
 		content := resp.Message.Content
-		calls := normaliseCalls(resp.Message.ToolCalls, name, k, turn)
-		r.emit(Event{
-			Kind: EventModelReply, Role: name, Turn: turn, Status: report.StatusOK, DurationMS: ms,
-			Bytes: len(content), Message: replyPreview(content, len(calls.calls)),
-		})
+		calls := normaliseCalls(resp.calls, name, k, turn)
+		empty := len(calls.calls) == 0 && strings.TrimSpace(content) == ""
+
+		if empty && !wasEmpty && turn < maxTurns {
+			// One corrective retry. The reviewer gets it too; after a
+			// second empty reply it still gets the verdict request.
+			wasEmpty = true
+			conv.push(model.Message{Role: model.RoleAssistant})
+			conv.push(model.Message{Role: model.RoleUser, Content: emptyReplyMessage(offered)})
+			continue
+		}
+		if empty && !isReviewer {
+			how := "it was told once and replied empty again"
+			if !wasEmpty {
+				how = "no turn was left to ask again (max_iterations)"
+			}
+			st.Status, st.Error = report.StatusError, MsgEmptyReply+": "+how+"; "+emptyReplyAdvice
+			return "", conv.msgs
+		}
+		wasEmpty = false
 		if strings.TrimSpace(content) != "" {
 			st.Summary = truncateChars(content, maxSummaryChars)
 		}
-		push(model.Message{Role: model.RoleAssistant, Content: content, ToolCalls: calls.calls})
+		conv.push(model.Message{Role: model.RoleAssistant, Content: content, ToolCalls: calls.calls})
 		if len(calls.calls) == 0 {
+			if isReviewer {
+				return r.finishReview(ctx, turn, st, conv, &prev, content, empty), conv.msgs
+			}
 			st.Status = report.StatusOK
 			st.Summary = truncateChars(content, maxSummaryChars)
-			return content, msgs
+			return content, conv.msgs
 		}
+		first := len(r.rep.Events) // the batch's events start here
 		remaining := r.cfg.Agent.MaxToolCalls - r.rep.ToolCalls
 		if len(calls.calls) > remaining {
 			for _, c := range calls.calls {
-				push(r.refuse(name, turn, st, c, MsgToolCallBudget, false))
+				conv.push(r.refuse(name, turn, st, c, MsgToolCallBudget, false))
 			}
+			r.markFromText(first, resp.fromText)
 			st.Status, st.Error = report.StatusUnverified, MsgToolCallBudget
-			return "", msgs
+			return "", conv.msgs
 		}
 		for i, c := range calls.calls {
 			if msg, dup := calls.duplicate[i]; dup {
 				r.rep.ToolCalls++ // answered, so it counts, but it is not executed
-				push(r.refuse(name, turn, st, c, msg, true))
+				conv.push(r.refuse(name, turn, st, c, msg, true))
 				continue
 			}
-			push(r.execute1(ctx, name, turn, st, c))
+			if a, ok := seen.previous(c); ok {
+				conv.push(r.repeated(name, turn, st, c, a))
+				seen.keep(c, a)
+				continue
+			}
+			msg, status, changed := r.execute1(ctx, name, turn, st, c)
+			if changed {
+				seen.forget() // earlier results may be stale now
+			}
+			seen.keep(c, answer{id: c.ID, status: status, content: msg.Content})
+			conv.push(msg)
 		}
+		r.markFromText(first, resp.fromText)
+		seen.nextTurn()
 	}
 	st.Status, st.Error = report.StatusUnverified, MsgIterationBudget
-	return "", msgs
+	return "", conv.msgs
+}
+
+// emptyReplyAdvice ends the error of a role whose model replied empty.
+const emptyReplyAdvice = "use a model whose tool calls this server parses (check `flow doctor`), or a lower temperature"
+
+// emptyReplyMessage is the corrective user message after an empty reply.
+func emptyReplyMessage(offered []model.Tool) string {
+	names := make([]string, len(offered))
+	for i, t := range offered {
+		names[i] = t.Name
+	}
+	tools := "none"
+	if len(names) > 0 {
+		tools = strings.Join(names, ", ")
+	}
+	return "Your last reply was empty: it had no text, or its tool call could not be parsed. " +
+		"The tools you can call are: " + tools + ". Call one of them with a JSON object of arguments, or answer in plain text."
+}
+
+// reply is a model answer with the tool calls to execute: the native ones,
+// or those found in its text.
+type reply struct {
+	model.Response
+	calls    []model.ToolCall
+	fromText bool // calls came from textToolCalls
+}
+
+// call makes one model call of a role invocation, offering the role's
+// tools; see callFormat.
+func (r *run) call(ctx context.Context, name string, turn int, st *report.Role, conv *conversation, prev *promptSize) (reply, bool) {
+	return r.callFormat(ctx, name, turn, st, conv, true, nil, prev, "")
+}
+
+// callFormat makes one model call: it counts the turn, emits the progress
+// events, records the model-call event, and checks the prompt against the
+// context window before and after (prev is the role's previous call, and
+// is updated). withTools offers the role's tools; format asks for
+// structured output; note goes into the event. On failure it sets st and
+// returns false.
+func (r *run) callFormat(ctx context.Context, name string, turn int, st *report.Role, conv *conversation, withTools bool, format json.RawMessage, prev *promptSize, note string) (reply, bool) {
+	chars := conv.chars(withTools)
+	if msg := r.contextWindow().before(chars); msg != "" {
+		st.Status, st.Error = report.StatusError, msg
+		return reply{}, false
+	}
+	req := model.Request{Model: st.Model, Messages: slices.Clone(conv.msgs), Format: format}
+	if withTools {
+		req.Tools = conv.offered
+	}
+	st.Turns++
+	r.rep.ModelCalls++
+	r.emit(Event{Kind: EventModelTurn, Role: name, Turn: turn})
+	t0 := r.a.deps.Now()
+	resp, err := r.a.deps.Backend.Chat(ctx, req)
+	ms := r.a.deps.Now().Sub(t0).Milliseconds()
+	r.rep.Usage.PromptTokens += resp.Usage.PromptTokens
+	r.rep.Usage.CompletionTokens += resp.Usage.CompletionTokens
+	ev := report.Event{
+		Kind: report.EventModelCall, Role: name, Cycle: r.rep.Cycles, Turn: turn, Status: report.StatusOK,
+		DurationMS: ms, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
+		DoneReason: resp.DoneReason, Note: note,
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			st.Status, st.Error = report.StatusCancelled, MsgCancelled
+		} else {
+			st.Status, st.Error = report.StatusError, MsgBackendFailure+err.Error()
+		}
+		ev.Status, ev.Error = report.StatusError, st.Error
+		r.recordModelCall(ev, "")
+		return reply{}, false
+	}
+	out := reply{Response: resp, calls: resp.Message.ToolCalls}
+	ev.NativeToolCalls = len(out.calls)
+	if withTools && len(out.calls) == 0 {
+		out.calls = textToolCalls(resp.Message.Content, conv.offered)
+		ev.TextToolCalls = len(out.calls)
+		out.fromText = len(out.calls) > 0
+	}
+	if !withTools {
+		out.calls = nil // no tools were offered; a call is not an answer
+	}
+	ev.Bytes = len(resp.Message.Content)
+	if len(out.calls) == 0 && strings.TrimSpace(resp.Message.Content) == "" && ev.Note == "" {
+		ev.Note = "empty reply"
+	}
+	preview := replyPreview(resp.Message.Content, len(out.calls))
+	if msg := r.contextWindow().after(chars, resp.Usage.PromptTokens, *prev); msg != "" {
+		st.Status, st.Error = report.StatusError, msg
+		ev.Status, ev.Error = report.StatusError, msg
+		r.recordModelCall(ev, preview)
+		return reply{}, false
+	}
+	if resp.Usage.PromptTokens > 0 {
+		*prev = promptSize{chars: chars, tokens: resp.Usage.PromptTokens}
+	}
+	r.recordModelCall(ev, preview)
+	return out, true
+}
+
+// recordModelCall appends a model call's event to the report and emits its
+// model_reply progress event.
+func (r *run) recordModelCall(ev report.Event, preview string) {
+	r.rep.Events = append(r.rep.Events, ev)
+	cp := ev
+	r.emit(Event{
+		Kind: EventModelReply, Role: ev.Role, Turn: ev.Turn, Status: ev.Status, Error: ev.Error,
+		DurationMS: ev.DurationMS, Bytes: ev.Bytes, Message: preview, ModelCall: &cp,
+	})
+}
+
+// markFromText marks the tool events from index first on as calls that
+// came from the reply's text, when fromText.
+func (r *run) markFromText(first int, fromText bool) {
+	if !fromText {
+		return
+	}
+	for i := first; i < len(r.rep.Events); i++ {
+		r.rep.Events[i].FromText = true
+	}
+}
+
+// textToolCalls is where tool calls written as text become tool calls: a
+// reply without native tool calls is passed here with the tools offered to
+// the role, and the calls returned are executed exactly as native ones
+// (same ids, validation and budgets) and counted as text_tool_calls in the
+// model-call event. No text parser is wired in yet, so it returns none.
+func textToolCalls(content string, offered []model.Tool) []model.ToolCall {
+	return nil
+}
+
+// finishReview ends a reviewer whose answer had no tool calls and returns
+// the text its verdict is taken from. An answer without a parsable verdict
+// is followed by the verdict request (one call without tools, with the
+// verdict's JSON Schema as the structured-output format), when a turn is
+// left; its answer is used if it parses, else the first answer stays, for
+// the usual parsing (bare, fenced, last object). An empty answer with no
+// verdict after it makes the reviewer unverified, naming the empty reply.
+func (r *run) finishReview(ctx context.Context, turn int, st *report.Role, conv *conversation, prev *promptSize, content string, empty bool) string {
+	st.Status = report.StatusOK
+	st.Summary = truncateChars(content, maxSummaryChars)
+	if _, ok := ParseVerdict(content); ok {
+		return content
+	}
+	var answer string
+	asked := turn < r.cfg.Agent.MaxIterations && ctx.Err() == nil
+	if asked {
+		conv.push(model.Message{Role: model.RoleUser, Content: verdictRequest})
+		asked = !conv.meter.exceeded()
+	}
+	if asked {
+		resp, ok := r.callFormat(ctx, config.RoleReviewer, turn+1, st, conv, false, json.RawMessage(VerdictSchema), prev, "verdict request")
+		if !ok {
+			return "" // st says why
+		}
+		answer = resp.Message.Content
+		conv.push(model.Message{Role: model.RoleAssistant, Content: answer})
+		if _, ok := ParseVerdict(answer); ok {
+			return answer
+		}
+	}
+	if empty && strings.TrimSpace(answer) == "" {
+		st.Status, st.Error = report.StatusUnverified, MsgReviewerVerdict+": "+MsgEmptyReply
+		return ""
+	}
+	return content
 }
 
 // applyVerdict merges the reviewer's verdict into its finished state: a

@@ -83,8 +83,9 @@ func TestRoleModelsToolOffersAndVerifiedRun(t *testing.T) {
 	if v.Fingerprints["a.go"] == "" {
 		t.Errorf("Verification.Fingerprints = %v, want a hash for a.go", v.Fingerprints)
 	}
-	if rep.ModelCalls != 6 || rep.ToolCalls != 3 || rep.Cycles != 1 || len(rep.Events) != 3 {
-		t.Errorf("counters = calls %d, tools %d, cycles %d, events %d; want 6, 3, 1, 3", rep.ModelCalls, rep.ToolCalls, rep.Cycles, len(rep.Events))
+	if rep.ModelCalls != 6 || rep.ToolCalls != 3 || rep.Cycles != 1 || len(toolEvents(rep)) != 3 || len(modelCalls(rep)) != 6 {
+		t.Errorf("counters = calls %d, tools %d, cycles %d, tool events %d, model-call events %d; want 6, 3, 1, 3, 6",
+			rep.ModelCalls, rep.ToolCalls, rep.Cycles, len(toolEvents(rep)), len(modelCalls(rep)))
 	}
 	if len(rep.VerificationHistory) != 1 {
 		t.Errorf("len(VerificationHistory) = %d, want 1", len(rep.VerificationHistory))
@@ -240,19 +241,27 @@ func TestReviewerVerdictForms(t *testing.T) {
 	tests := []struct {
 		name       string
 		answer     string
+		requested  string // the answer to the verdict request; "" when none is expected
 		wantStatus string
 		wantRole   string
 		approved   *bool
 	}{
-		{"json fence", "The change is correct.\n```json\n" + verdict(true, "good") + "\n```\n", report.StatusOK, "ok", ptr(true)},
-		{"trailing object after prose", "I read a.go. Verdict: " + verdict(true, "good"), report.StatusOK, "ok", ptr(true)},
-		{"prose only", "Looks good to me, approved!", report.StatusUnverified, "unverified", nil},
-		{"approved as string", `{"approved":"yes","summary":"x"}`, report.StatusUnverified, "unverified", nil},
+		{"json fence", "The change is correct.\n```json\n" + verdict(true, "good") + "\n```\n", "", report.StatusOK, "ok", ptr(true)},
+		{"trailing object after prose", "I read a.go. Verdict: " + verdict(true, "good"), "", report.StatusOK, "ok", ptr(true)},
+		{"prose, then a structured verdict", "Looks good to me, approved!", verdict(true, "good"), report.StatusOK, "ok", ptr(true)},
+		{"prose, then a fenced verdict from a server ignoring format", "Looks good.", "```json\n" + verdict(false, "bad", "x") + "\n```", report.StatusFailed, "ok", ptr(false)},
+		{"prose only", "Looks good to me, approved!", "Still approved!", report.StatusUnverified, "unverified", nil},
+		{"approved as string", `{"approved":"yes","summary":"x"}`, `{"approved":"yes"}`, report.StatusUnverified, "unverified", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
-			h := newHarness(t, testConfig(dir, goLint()), newScripted(t, editScript(tc.answer)...))
+			steps := editScript(tc.answer)
+			if tc.requested != "" {
+				steps = append(steps, say(tc.requested))
+			}
+			be := newScripted(t, steps...)
+			h := newHarness(t, testConfig(dir, goLint()), be)
 			rep := h.run(t, "fix a.go")
 			rv := rep.Roles[2]
 			if rep.Status != tc.wantStatus || rv.Status != tc.wantRole {
@@ -266,6 +275,23 @@ func TestReviewerVerdictForms(t *testing.T) {
 			}
 			if tc.approved == nil && rep.Verified {
 				t.Errorf("Run() verified without a verdict")
+			}
+			reqs := be.requests()
+			last := reqs[len(reqs)-1]
+			if tc.requested == "" {
+				if last.Format != nil {
+					t.Errorf("last request format = %s, want none when the answer held a verdict", last.Format)
+				}
+				return
+			}
+			if string(last.Format) != VerdictSchema || len(last.Tools) != 0 {
+				t.Errorf("verdict request format = %s with %d tools, want the verdict schema and no tools", last.Format, len(last.Tools))
+			}
+			if m := last.Messages[len(last.Messages)-1]; m.Role != model.RoleUser || m.Content != verdictRequest {
+				t.Errorf("verdict request ends with %+v, want the verdict request", m)
+			}
+			if calls := modelCalls(rep); calls[len(calls)-1].Note != "verdict request" || rv.Turns != 3 {
+				t.Errorf("last model call = %+v, reviewer turns %d; want the verdict request noted, 3 turns", calls[len(calls)-1], rv.Turns)
 			}
 		})
 	}
@@ -375,8 +401,8 @@ func TestLargeFileReadDoesNotEndRunInError(t *testing.T) {
 	if res := resultOf(t, msgs[0]); res["status"] != "ok" || res["truncated"] != true {
 		t.Errorf("file_read result status %v truncated %v, want ok and truncated", res["status"], res["truncated"])
 	}
-	if !rep.Events[0].Truncated || rep.Events[0].Bytes == 0 {
-		t.Errorf("event = %+v, want truncated with bytes", rep.Events[0])
+	if ev := toolEvents(rep); len(ev) != 1 || !ev[0].Truncated || ev[0].Bytes == 0 {
+		t.Errorf("tool events = %+v, want one truncated with bytes", ev)
 	}
 }
 

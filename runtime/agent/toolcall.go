@@ -68,8 +68,9 @@ func unique(used map[string]bool, id string) string {
 	return cand
 }
 
-// execute1 executes one tool call and returns its tool message.
-func (r *run) execute1(ctx context.Context, role string, turn int, st *report.Role, c model.ToolCall) model.Message {
+// execute1 executes one tool call and returns its tool message, its status
+// and whether it changed the workspace.
+func (r *run) execute1(ctx context.Context, role string, turn int, st *report.Role, c model.ToolCall) (model.Message, string, bool) {
 	r.rep.ToolCalls++
 	detail := callDetail(c)
 	r.emit(Event{Kind: EventToolStart, Role: role, Turn: turn, Tool: c.Name, ToolCallID: c.ID, Message: detail})
@@ -96,7 +97,7 @@ func (r *run) execute1(ctx context.Context, role string, turn int, st *report.Ro
 	if res.Changed != "" {
 		r.changed[res.Changed] = true
 	}
-	ev := report.ToolEvent{
+	ev := report.Event{
 		Role: role, Tool: c.Name, ToolCallID: c.ID, Status: status, Error: errMsg,
 		DurationMS: ms, Bytes: len(content), Truncated: res.Truncated,
 	}
@@ -105,7 +106,7 @@ func (r *run) execute1(ctx context.Context, role string, turn int, st *report.Ro
 		Kind: EventToolEnd, Role: role, Turn: turn, Tool: c.Name, ToolCallID: c.ID, Status: status,
 		Error: errMsg, DurationMS: ms, Bytes: len(content), Truncated: res.Truncated, Message: detail,
 	})
-	return model.Message{Role: model.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content}
+	return model.Message{Role: model.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content}, status, res.Changed != ""
 }
 
 // refuse answers a call that is not executed with an error result, records
@@ -116,7 +117,7 @@ func (r *run) refuse(role string, turn int, st *report.Role, c model.ToolCall, m
 	if toolError {
 		st.ToolErrors++
 	}
-	r.rep.Events = append(r.rep.Events, report.ToolEvent{
+	r.rep.Events = append(r.rep.Events, report.Event{
 		Role: role, Tool: c.Name, ToolCallID: c.ID, Status: report.StatusError, Error: msg, Bytes: len(content),
 	})
 	r.emit(Event{

@@ -128,3 +128,12 @@ func jsonText(raw json.RawMessage) string {
 	}
 	return string(bytes.TrimSpace(raw))
 }
+
+// VerdictSchema is the JSON Schema of the reviewer's verdict, sent as the
+// structured-output format of the verdict request.
+const VerdictSchema = `{"title":"verdict","type":"object","properties":{"approved":{"type":"boolean"},"summary":{"type":"string"},"issues":{"type":"array","items":{"type":"string"}}},"required":["approved","summary","issues"],"additionalProperties":false}`
+
+// verdictRequest is the user message of the verdict request: the last call
+// of a reviewer whose final answer held no parsable verdict, made without
+// tools and with [VerdictSchema] as the structured-output format.
+const verdictRequest = `Give your verdict now, from what you have read: one JSON object {"approved": true or false, "summary": "...", "issues": ["..."]} and nothing else.`

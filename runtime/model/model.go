@@ -5,6 +5,7 @@ package model
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 )
 
@@ -46,6 +47,12 @@ type Request struct {
 	Model    string
 	Messages []Message
 	Tools    []Tool
+	// Format, when set, asks for structured output: a JSON Schema object
+	// the answer's content must match, or the JSON string "json" for any
+	// JSON value. Backends that support it constrain the answer (Ollama's
+	// native "format", the OpenAI API's "response_format"); the caller still
+	// parses and validates what comes back, since not every server obeys.
+	Format json.RawMessage
 	// OnDelta, when set, receives streamed content as it arrives.
 	OnDelta func(text string)
 }

@@ -11,7 +11,7 @@ type Run struct {
 	StartedAt           string         `json:"started_at"` // RFC 3339, UTC
 	DurationMS          int64          `json:"duration_ms"`
 	Roles               []Role         `json:"roles"`
-	Events              []ToolEvent    `json:"events"`
+	Events              []Event        `json:"events"`
 	ChangedFiles        []string       `json:"changed_files"`
 	Checks              []CheckResult  `json:"checks"`
 	Verification        *Verification  `json:"verification"`
@@ -36,18 +36,6 @@ type Role struct {
 	Error      string   `json:"error,omitempty"`
 	Approved   *bool    `json:"approved,omitempty"` // reviewer only
 	Issues     []string `json:"issues,omitempty"`   // reviewer only
-}
-
-// ToolEvent records one executed tool call.
-type ToolEvent struct {
-	Role       string `json:"role"`
-	Tool       string `json:"tool"`
-	ToolCallID string `json:"tool_call_id"`
-	Status     string `json:"status"`
-	Error      string `json:"error,omitempty"`
-	DurationMS int64  `json:"duration_ms"`
-	Bytes      int    `json:"bytes"`
-	Truncated  bool   `json:"truncated"`
 }
 
 // Usage is the run's token usage as reported by the model server.

@@ -16,6 +16,7 @@ type nativeRequest struct {
 	Model    string          `json:"model"`
 	Messages []nativeMessage `json:"messages"`
 	Tools    []wireTool      `json:"tools,omitempty"`
+	Format   json.RawMessage `json:"format,omitempty"`
 	Stream   bool            `json:"stream"`
 	Think    bool            `json:"think"`
 	Options  nativeOptions   `json:"options"`
@@ -75,6 +76,7 @@ func (c *Client) nativeBody(req model.Request) nativeRequest {
 		Model:    req.Model,
 		Messages: msgs,
 		Tools:    wireTools(req.Tools),
+		Format:   req.Format,
 		Stream:   true,
 		Think:    c.opts.Think,
 		Options:  nativeOptions{NumCtx: c.opts.ContextLength, Temperature: c.opts.Temperature},

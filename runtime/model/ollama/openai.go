@@ -16,13 +16,67 @@ const pathOpenAIChat = "/v1/chat/completions"
 
 // openaiRequest is the body of POST /v1/chat/completions.
 type openaiRequest struct {
-	Model         string              `json:"model"`
-	Messages      []openaiMessage     `json:"messages"`
-	Temperature   float64             `json:"temperature"`
-	MaxTokens     int                 `json:"max_tokens,omitempty"`
-	Stream        bool                `json:"stream"`
-	StreamOptions openaiStreamOptions `json:"stream_options"`
-	Tools         []wireTool          `json:"tools,omitempty"`
+	Model          string              `json:"model"`
+	Messages       []openaiMessage     `json:"messages"`
+	Temperature    float64             `json:"temperature"`
+	MaxTokens      int                 `json:"max_tokens,omitempty"`
+	Stream         bool                `json:"stream"`
+	StreamOptions  openaiStreamOptions `json:"stream_options"`
+	Tools          []wireTool          `json:"tools,omitempty"`
+	ResponseFormat *openaiFormat       `json:"response_format,omitempty"`
+}
+
+// openaiFormat is the response_format member: {"type":"json_object"}, or
+// {"type":"json_schema","json_schema":{"name","schema","strict"}}.
+type openaiFormat struct {
+	Type       string            `json:"type"`
+	JSONSchema *openaiJSONSchema `json:"json_schema,omitempty"`
+}
+
+type openaiJSONSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict"`
+}
+
+// responseFormat translates a request's Format (a JSON Schema, or the
+// string "json") into response_format; nil when there is none.
+func responseFormat(format json.RawMessage) *openaiFormat {
+	f := bytes.TrimSpace(format)
+	if len(f) == 0 || bytes.Equal(f, []byte("null")) {
+		return nil
+	}
+	if f[0] != '{' {
+		return &openaiFormat{Type: "json_object"}
+	}
+	// OpenAI requires a name; the schema's title is the natural one.
+	var head struct {
+		Title string `json:"title"`
+	}
+	_ = json.Unmarshal(f, &head)
+	name := schemaName(head.Title)
+	return &openaiFormat{Type: "json_schema", JSONSchema: &openaiJSONSchema{Name: name, Schema: json.RawMessage(f), Strict: true}}
+}
+
+// schemaName makes title a valid response_format name (letters, digits,
+// '_' and '-', at most 64), "response" when nothing is left.
+func schemaName(title string) string {
+	var b strings.Builder
+	for _, r := range title {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		case r == ' ':
+			b.WriteByte('_')
+		}
+		if b.Len() == 64 {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		return "response"
+	}
+	return b.String()
 }
 
 type openaiStreamOptions struct {
@@ -95,13 +149,14 @@ func (c *Client) openaiBody(req model.Request) openaiRequest {
 	}
 	maxTokens := min(maxCompletionTokens, c.opts.ContextLength/2)
 	return openaiRequest{
-		Model:         req.Model,
-		Messages:      msgs,
-		Temperature:   c.opts.Temperature,
-		MaxTokens:     maxTokens,
-		Stream:        true,
-		StreamOptions: openaiStreamOptions{IncludeUsage: true},
-		Tools:         wireTools(req.Tools),
+		Model:          req.Model,
+		Messages:       msgs,
+		Temperature:    c.opts.Temperature,
+		MaxTokens:      maxTokens,
+		Stream:         true,
+		StreamOptions:  openaiStreamOptions{IncludeUsage: true},
+		Tools:          wireTools(req.Tools),
+		ResponseFormat: responseFormat(req.Format),
 	}
 }
 

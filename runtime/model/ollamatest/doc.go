@@ -18,7 +18,11 @@
 // byte or between chunks, a redirect, or a body padded past a size limit.
 // When the queue is empty a chat request gets HTTP 500
 // {"error":"ollamatest: no scripted turn left"} (in OpenAI's error shape on
-// /v1/chat/completions) and counts in [Server.Unexpected]. Every request is recorded ([Server.Requests]).
+// /v1/chat/completions) and counts in [Server.Unexpected]. Every request is recorded ([Server.Requests]);
+// [Recorded.Format] tells the structured output a chat request asked for.
+// An empty turn (Turn{}, or {} in a script) is an empty reply, no content
+// and no tool calls: what a real Ollama hands on when the model's tool call
+// did not parse.
 //
 // In a test:
 //
