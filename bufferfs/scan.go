@@ -117,6 +117,17 @@ func (r *Reader) Read(p []byte) (int, error) {
 	}
 }
 
+// Seek implements io.Seeker; reads still end at the size the file had
+// when it was opened.
+func (r *Reader) Seek(offset int64, whence int) (int64, error) {
+	off, err := unix.Seek(r.fd, offset, whence)
+	if err != nil {
+		return 0, err
+	}
+	r.left = r.info.Size - off
+	return off, nil
+}
+
 // Close releases the file.
 func (r *Reader) Close() error {
 	if r.fd < 0 {

@@ -176,17 +176,30 @@ const (
 	maxLineBytes = 4 << 20
 )
 
-// readBufs holds read buffers of readBufBytes between searches.
-var readBufs = sync.Pool{New: func() any {
-	b := make([]byte, readBufBytes)
-	return &b
-}}
+// readBufs keeps a few read buffers of readBufBytes between searches
+// (unlike a sync.Pool, a collection does not empty it).
+var readBufs = make(chan *[]byte, 4)
 
-func getBuf() *[]byte { return readBufs.Get().(*[]byte) }
+func getBuf() *[]byte {
+	select {
+	case b := <-readBufs:
+		return b
+	default:
+		b := make([]byte, readBufBytes)
+		return &b
+	}
+}
 
-// putBuf returns a buffer to the pool, grown or not (it is at most
-// maxLineBytes), so the next search need not grow one again.
-func putBuf(b *[]byte) { readBufs.Put(b) }
+// putBuf keeps b for the next search, unless a long line grew it.
+func putBuf(b *[]byte) {
+	if len(*b) != readBufBytes {
+		return
+	}
+	select {
+	case readBufs <- b:
+	default:
+	}
+}
 
 // searchPath searches the file p; buf is the worker's read buffer.
 func (s *searcher) searchPath(ctx context.Context, src source, p string, buf *[]byte) fileFound {
@@ -224,11 +237,19 @@ func skipReason(err error) string {
 }
 
 // stream searches the content of r, read into *buf a chunk of whole lines
-// at a time, so a file of any size is searched in bounded memory.
-func (s *searcher) stream(ctx context.Context, p string, r io.Reader, buf *[]byte) fileFound {
+// at a time, so a file of any size is searched in bounded memory. A line
+// longer than the buffer is held whole (the buffer grows, up to
+// maxLineBytes) only if it holds the literal every match contains; one
+// without it cannot match and is read past in pieces.
+func (s *searcher) stream(ctx context.Context, p string, r io.ReadSeeker, buf *[]byte) fileFound {
 	fs := fileScan{s: s, p: p, line: 1}
 	b := *buf
 	filled := 0
+	var base int64             // file offset of b[0]
+	var lineStart int64 = -1   // offset of the long line being read past
+	var holdWhole int64 = -1   // offset of a long line to hold whole
+	skipping := false          // b holds the end of that line, after lineStart
+	keep := len(s.literal) - 1 // bytes kept between pieces when skipping
 	for {
 		eof := false
 		for filled < len(b) {
@@ -243,11 +264,53 @@ func (s *searcher) stream(ctx context.Context, p string, r io.Reader, buf *[]byt
 				return fs.found
 			}
 		}
+		if !fs.sniffed {
+			fs.sniff(b[:filled])
+		}
+		if ctx.Err() != nil {
+			return fs.found // the search's deadline or cancellation ends it
+		}
+		if skipping {
+			nl := bytes.IndexByte(b[:filled], '\n')
+			end := filled
+			if nl >= 0 {
+				end = nl
+			}
+			switch {
+			case bytes.Contains(b[:end], s.literal):
+				// The line may match after all: read it again, whole.
+				if _, err := r.Seek(lineStart, io.SeekStart); err != nil {
+					fs.found.skip = "unreadable: " + err.Error()
+					return fs.found
+				}
+				base, filled, skipping, holdWhole = lineStart, 0, false, lineStart
+			case nl < 0 && eof:
+				return fs.found // the last line, without the literal
+			case nl < 0:
+				n := copy(b, b[filled-keep:filled])
+				base += int64(filled - n)
+				filled = n
+			default:
+				// The long line ends here, without the literal.
+				fs.line++
+				skipping = false
+				filled = copy(b, b[nl+1:filled])
+				base += int64(nl + 1)
+			}
+			continue
+		}
 		end := filled
 		if !eof {
 			nl := bytes.LastIndexByte(b[:filled], '\n')
 			if nl < 0 {
-				// One line fills the buffer: make room for the rest of it.
+				// One line fills the buffer.
+				if s.literal != nil && base != holdWhole && !bytes.Contains(b[:filled], s.literal) {
+					lineStart, skipping = base, true
+					n := copy(b, b[filled-keep:filled])
+					base += int64(filled - n)
+					filled = n
+					continue
+				}
 				if len(b) >= maxLineBytes {
 					fs.found.skip = fmt.Sprintf("line %d is longer than %d bytes; searched up to it", fs.line, maxLineBytes)
 					return fs.found
@@ -263,10 +326,8 @@ func (s *searcher) stream(ctx context.Context, p string, r io.Reader, buf *[]byt
 		if !fs.feed(b[:end], eof) || eof {
 			return fs.found
 		}
-		if ctx.Err() != nil {
-			return fs.found // the search's deadline or cancellation ends it
-		}
 		filled = copy(b, b[end:filled])
+		base += int64(end)
 	}
 }
 
@@ -279,14 +340,20 @@ type fileScan struct {
 	found   fileFound
 }
 
+// sniff tells a binary file from a text file by the first bytes of it:
+// text has no NUL among the first binarySniff.
+func (f *fileScan) sniff(start []byte) {
+	f.sniffed = true
+	f.found.scanned = bytes.IndexByte(start[:min(len(start), binarySniff)], 0) < 0
+}
+
 // feed searches chunk, the next lines of the file (the last one, when
 // last, need not end in a newline). It reports whether the rest of the file
 // is still worth reading.
 func (f *fileScan) feed(chunk []byte, last bool) bool {
 	s := f.s
 	if !f.sniffed {
-		f.sniffed = true
-		f.found.scanned = bytes.IndexByte(chunk[:min(len(chunk), binarySniff)], 0) < 0
+		f.sniff(chunk)
 	}
 	if !f.found.scanned {
 		// A binary file: only whether some line matches matters.

@@ -285,6 +285,8 @@ func TestFileSearchLargeFiles(t *testing.T) {
 	files := searchFiles()
 	files["wide.txt"] = strings.Repeat("x", 300_000) + " needle\nnext needle\n"
 	files["huge.txt"] = strings.Repeat("y", maxLineBytes+1) + "\nneedle after the huge line\n"
+	files["wbin.txt"] = "\x00" + strings.Repeat("z", 300_000) + "needle\n"
+	files["huger.txt"] = strings.Repeat("y", maxLineBytes+1) + " needle\nneedle after the huge line\n"
 	disk := newDisk(t, false, files)
 	matches := func(body map[string]any) []string {
 		var got []string
@@ -300,19 +302,33 @@ func TestFileSearchLargeFiles(t *testing.T) {
 			t.Fatalf("file_search in big.go = %v", body)
 		}
 	})
-	t.Run("lines longer than the read buffer", func(t *testing.T) {
-		_, body := call(t, New(disk, Options{}), "planner", "file_search", `{"pattern":"needle","glob":"*.txt"}`)
-		// long.txt's needle, both of wide.txt's; huge.txt's first line is
-		// over the limit, so its search stops there and the hint says so.
-		if got := strings.Join(matches(body), " "); got != "long.txt:1 wide.txt:1 wide.txt:2" {
-			t.Errorf("matches = %s", got)
-		}
-		hint, _ := body["hint"].(string)
-		want := fmt.Sprintf("not fully searched: huge.txt (line 1 is longer than %d bytes", maxLineBytes)
-		if body["truncated"] != true || !strings.Contains(hint, want) {
-			t.Errorf("truncated %v, hint %q; want containing %q", body["truncated"], hint, want)
-		}
-	})
+	for _, tc := range []struct {
+		name, pattern, want, hint string
+	}{
+		// huge.txt's first line has no "needle": it cannot match and is
+		// read past. huger.txt's holds one, but is over the limit, so its
+		// search stops there and the hint says so.
+		{"lines longer than the read buffer", "needle", "huge.txt:2 long.txt:1 wide.txt:1 wide.txt:2",
+			"not fully searched: huger.txt (line 1 is longer than 4194304 bytes"},
+		// Without a literal every match needs, the long lines are held
+		// whole.
+		{"lines longer than the read buffer, no literal", "(needle|xyzzy)", "long.txt:1 wide.txt:1 wide.txt:2",
+			"not fully searched: huge.txt (line 1 is longer than 4194304 bytes; searched up to it), huger.txt (line 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, body := call(t, New(disk, Options{}), "planner", "file_search", mustJSON(t, map[string]any{"pattern": tc.pattern, "glob": "*.txt"}))
+			if hint, _ := body["hint"].(string); !strings.Contains(hint, "binary files with a matching line (lines not shown): wbin.txt") {
+				t.Errorf("hint %q does not name wbin.txt", hint)
+			}
+			if got := strings.Join(matches(body), " "); got != tc.want {
+				t.Errorf("matches = %s, want %s", got, tc.want)
+			}
+			hint, _ := body["hint"].(string)
+			if body["truncated"] != true || !strings.Contains(hint, tc.hint) {
+				t.Errorf("truncated %v, hint %q; want containing %q", body["truncated"], hint, tc.hint)
+			}
+		})
+	}
 	t.Run("an FS without streaming reports what it cannot read", func(t *testing.T) {
 		r := New(plainFS{disk}, Options{})
 		_, body := call(t, r, "planner", "file_search", `{"pattern":"BigContext"}`)
