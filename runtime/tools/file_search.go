@@ -221,14 +221,15 @@ func (s *searcher) searchPath(ctx context.Context, src source, p string, buf *[]
 }
 
 // skipReason says why a file the walk listed could not be read, or is ""
-// when the file is simply no longer one the search would visit: gone,
-// replaced by a symlink or a special file, or hard-linked meanwhile.
+// when the file is not one the search would visit: gone, replaced by a
+// symlink or a special file, hard-linked, or one the FS keeps from file
+// tools.
 func skipReason(err error) string {
 	switch {
 	case errors.Is(err, bufferfs.ErrNotFound), errors.Is(err, bufferfs.ErrSymlink),
 		errors.Is(err, bufferfs.ErrMultiLink), errors.Is(err, bufferfs.ErrNotRegular),
-		errors.Is(err, bufferfs.ErrNotDir), errors.Is(err, context.Canceled),
-		errors.Is(err, context.DeadlineExceeded):
+		errors.Is(err, bufferfs.ErrNotDir), errors.Is(err, bufferfs.ErrProtected),
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return ""
 	case errors.Is(err, bufferfs.ErrTooLarge):
 		return fmt.Sprintf("over %d bytes, more than can be read here", bufferfs.MaxFileBytes)
@@ -559,6 +560,9 @@ func (s *searcher) run(ctx context.Context, fsys bufferfs.FS, deadline time.Time
 		return nil
 	}
 	// path may name a file rather than a directory: search just that file.
+	if !errors.Is(walkErr, bufferfs.ErrNotDir) {
+		return walkErr
+	}
 	if err := s.single(wctx, fsys, src, walkErr); err != nil {
 		return err
 	}
