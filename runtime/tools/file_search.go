@@ -64,7 +64,8 @@ type searchBody struct {
 // searcher holds the state of one file_search.
 type searcher struct {
 	re      *regexp.Regexp
-	literal []byte // a substring every match contains, or nil
+	literal []byte  // a substring every match contains, or nil
+	find    *finder // finds literal
 	glob    *glob
 	dir     string
 	limit   int // matches to collect before stopping: the cap plus one
@@ -99,6 +100,9 @@ func (r *Registry) fileSearch(ctx context.Context, args map[string]any) Result {
 		return errorf("invalid regular expression %q: %v", cutRunes(pattern, 200), err)
 	}
 	s := &searcher{re: re, literal: requiredLiteral(expr), limit: maxSearchMatches + 1}
+	if s.literal != nil {
+		s.find = newFinder(s.literal)
+	}
 	if g, ok := stringArg(args, "glob"); ok && g != "" {
 		s.glob, err = compileGlob(g)
 		if err != nil {
@@ -278,7 +282,7 @@ func (s *searcher) stream(ctx context.Context, p string, r io.ReadSeeker, buf *[
 				end = nl
 			}
 			switch {
-			case bytes.Contains(b[:end], s.literal):
+			case s.find.index(b[:end]) >= 0:
 				// The line may match after all: read it again, whole.
 				if _, err := r.Seek(lineStart, io.SeekStart); err != nil {
 					fs.found.skip = "unreadable: " + err.Error()
@@ -305,7 +309,7 @@ func (s *searcher) stream(ctx context.Context, p string, r io.ReadSeeker, buf *[
 			nl := bytes.LastIndexByte(b[:filled], '\n')
 			if nl < 0 {
 				// One line fills the buffer.
-				if s.literal != nil && base != holdWhole && !bytes.Contains(b[:filled], s.literal) {
+				if s.literal != nil && base != holdWhole && s.find.index(b[:filled]) < 0 {
 					lineStart, skipping = base, true
 					n := copy(b, b[filled-keep:filled])
 					base += int64(filled - n)
@@ -390,7 +394,7 @@ func (s *searcher) scanLiteral(p string, line int, data []byte, room int) (out [
 	counted := 0
 	pos := 0
 	for pos < len(data) && len(out) < room {
-		i := bytes.Index(data[pos:], s.literal)
+		i := s.find.index(data[pos:])
 		if i < 0 {
 			return out
 		}
