@@ -483,5 +483,27 @@ func TestPrivate(t *testing.T) {
 		if _, err := d.Read(ctx, "src/main.go", 0); err != nil {
 			t.Errorf("Read(src/main.go) = %v, want project files readable", err)
 		}
+		// A search's Scan neither walks into nor opens private files.
+		sc, err := d.Scan(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sc.Close()
+		var scanned []string
+		if err := sc.Walk(ctx, ".", func(p string) error { scanned = append(scanned, p); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range scanned {
+			if p != "src/main.go" && p != ".local/state/flowers.txt" {
+				t.Errorf("Scan.Walk visited %s, a private file", p)
+			}
+		}
+		for _, p := range []string{".local/state/flow/locks/w.lock", ".local/state/FLOW/locks/w.lock", "flow.log", "cache/keep.txt"} {
+			r, err := sc.Open(ctx, p)
+			if err == nil {
+				r.Close()
+			}
+			check(t, "Scan.Open("+p+")", err, priv)
+		}
 	})
 }

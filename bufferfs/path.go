@@ -33,7 +33,7 @@ func ValidPath(p string) (string, error) {
 	if p[0] == '/' || strings.IndexByte(p, '\\') >= 0 || hasDrive(p) {
 		return "", errAbsPath
 	}
-	for _, c := range strings.Split(p, "/") {
+	for c := range strings.SplitSeq(p, "/") {
 		if c == ".." || strings.EqualFold(c, ".git") {
 			return "", errTraversal
 		}

@@ -41,18 +41,11 @@ func (d *Disk) read(ctx context.Context, path string, limit int64, hash bool) (F
 	if limit <= 0 || limit > MaxFileBytes {
 		limit = MaxFileBytes
 	}
-	fd, err := d.openFile(o.rootfd, o.clean, readFlags)
+	fd, st, err := d.openRead(o.rootfd, o.clean)
 	if err != nil {
 		return File{}, o.fail(err)
 	}
 	defer unix.Close(fd)
-	st, err := checkRegular(fd, "read")
-	if err == nil {
-		err = d.refusePrivateID(&st)
-	}
-	if err != nil {
-		return File{}, o.fail(err)
-	}
 	if st.Size > limit {
 		return File{}, o.fail(tooLarge("file", limit))
 	}
@@ -70,6 +63,25 @@ func (d *Disk) read(ctx context.Context, path string, limit int64, hash bool) (F
 		info.SHA256 = hashHex(data)
 	}
 	return File{Info: info, Data: data}, nil
+}
+
+// openRead opens the file clean for reading and requires it to be a
+// regular file with one link. The caller closes the descriptor.
+func (d *Disk) openRead(rootfd int, clean string) (int, unix.Stat_t, error) {
+	fd, err := d.openFile(rootfd, clean, readFlags)
+	if err != nil {
+		return -1, unix.Stat_t{}, err
+	}
+	st, err := checkRegular(fd, "read")
+	if err == nil {
+		// Private paths are refused by identity too, whatever the spelling.
+		err = d.refusePrivateID(&st)
+	}
+	if err != nil {
+		unix.Close(fd)
+		return -1, st, err
+	}
+	return fd, st, nil
 }
 
 // Stat describes a file and hashes its content (streaming, so files over

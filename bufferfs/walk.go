@@ -65,15 +65,24 @@ func (d *Disk) List(ctx context.Context, dir string) (Listing, error) {
 // passes the path rules. The rules apply below dir: dir itself is walked
 // when asked for, even if it is a skipped or ignored directory. fn returning fs.SkipAll stops the walk without error.
 func (d *Disk) Walk(ctx context.Context, dir string, fn WalkFunc) error {
+	return d.walk(ctx, dir, false, func(rel string, st *unix.Stat_t) error {
+		return fn(rel, makeInfo(rel, st))
+	})
+}
+
+// walk implements Walk and [Scan.Walk]. With noStat, files are not stat'ed
+// (fn gets a nil st) and the regular-file rule is left to the opener.
+func (d *Disk) walk(ctx context.Context, dir string, noStat bool, fn func(rel string, st *unix.Stat_t) error) error {
 	w, fd, err := d.startWalk(ctx, "walk", dir)
 	if err != nil {
 		return err
 	}
 	defer w.done()
 	defer unix.Close(fd)
+	w.noStat = noStat
 	var fnErr error
 	w.fn = func(rel string, st *unix.Stat_t) error {
-		err := fn(rel, makeInfo(rel, st))
+		err := fn(rel, st)
 		if err == nil {
 			return nil
 		}
@@ -100,7 +109,8 @@ type walker struct {
 	start      []string            // components of the start directory
 	patterns   []gitignore.Pattern // ignore patterns of the start's ancestors
 	fn         func(rel string, st *unix.Stat_t) error
-	maxVisited int // 0: no cap
+	maxVisited int  // 0: no cap
+	noStat     bool // files are not stat'ed: fn gets a nil st
 	visited    int
 	truncated  bool
 	buf        []byte
@@ -273,6 +283,17 @@ func (w *walker) walkDir(dirfd int, comps []string, patterns []gitignore.Pattern
 				continue
 			}
 			if matcher != nil && matcher.Match(child, false) {
+				continue
+			}
+			if w.noStat {
+				// Without a stat, private files are left out by name here
+				// and by identity when they are opened.
+				if underAny(w.d.privateRel, rel) {
+					continue
+				}
+				if err := w.fn(rel, nil); err != nil {
+					return err
+				}
 				continue
 			}
 			var st unix.Stat_t

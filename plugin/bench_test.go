@@ -3,6 +3,7 @@ package plugin_test
 import (
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -30,6 +31,9 @@ func BenchmarkBridgeFileRead(b *testing.B) {
 
 // BenchmarkEditorContext100Buffers measures editor_context with 100
 // workspace buffers loaded (each snapshot entry hashes its file).
+// nvim-cpu-ms and host-cpu-ms are the CPU time (user and system) Neovim
+// and this process use per call, which a loaded machine disturbs less
+// than ns/op.
 func BenchmarkEditorContext100Buffers(b *testing.B) {
 	files := map[string]string{}
 	for i := range 100 {
@@ -44,10 +48,27 @@ func BenchmarkEditorContext100Buffers(b *testing.B) {
 	}
 	br := newBridge(b, v, root, "", 30*time.Second)
 	b.ReportAllocs()
+	nvimCPU := func() time.Duration {
+		return time.Duration(asInt(lua(b, v, `local u = vim.loop.getrusage()
+			return (u.utime.sec + u.stime.sec) * 1000000 + u.utime.usec + u.stime.usec`))) * time.Microsecond
+	}
+	nvimStart, hostStart := nvimCPU(), hostCPU(b)
 	for b.Loop() {
 		res, err := br.Call(b.Context(), "editor_context", nil)
 		if err != nil || res["status"] != "ok" {
 			b.Fatalf("editor_context = %v, %v", res["status"], err)
 		}
 	}
+	n := float64(b.N)
+	b.ReportMetric((nvimCPU()-nvimStart).Seconds()*1000/n, "nvim-cpu-ms")
+	b.ReportMetric((hostCPU(b)-hostStart).Seconds()*1000/n, "host-cpu-ms")
+}
+
+// hostCPU returns the CPU time this process has used so far.
+func hostCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

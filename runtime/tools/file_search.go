@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"regexp"
@@ -13,7 +14,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"flow/bufferfs"
@@ -63,7 +63,8 @@ type searchBody struct {
 // searcher holds the state of one file_search.
 type searcher struct {
 	re      *regexp.Regexp
-	literal []byte // a substring every match contains, or nil
+	literal []byte  // a substring every match contains, or nil
+	find    *finder // finds literal
 	glob    *glob
 	dir     string
 	limit   int // matches to collect before stopping: the cap plus one
@@ -71,6 +72,8 @@ type searcher struct {
 	matches  []searchMatch
 	scanned  int
 	timedOut bool
+	binary   []string // binary files with a matching line, in walk order
+	skipped  []string // "path (reason)" of files not or not fully searched
 }
 
 // fileSearch implements file_search.
@@ -96,6 +99,9 @@ func (r *Registry) fileSearch(ctx context.Context, args fileSearchArgs) Result {
 		return errorf("invalid regular expression %q: %v", cutRunes(pattern, 200), err)
 	}
 	s := &searcher{re: re, literal: requiredLiteral(expr), limit: maxSearchMatches + 1}
+	if s.literal != nil {
+		s.find = newFinder(s.literal)
+	}
 	if g := args.Glob; g != "" {
 		s.glob, err = compileGlob(g)
 		if err != nil {
@@ -120,163 +126,274 @@ func (r *Registry) fileSearch(ctx context.Context, args fileSearchArgs) Result {
 // fileFound is what searching one file found; idx is its place in the walk.
 type fileFound struct {
 	idx     int
-	scanned bool
+	path    string
+	scanned bool // searched as text
 	matches []searchMatch
+	// binary is set for a binary file that has a matching line: its lines
+	// are not shown, but the hint names it.
+	binary bool
+	// skip says why the file, or its rest, was not searched (for the hint).
+	skip string
+	// timedOut is set when the search's deadline left the file unsearched,
+	// or cut its search short.
+	timedOut bool
 }
 
-// run walks dir (or reads it, when it names a file) and collects matches.
-// Files are read and searched by a few workers, since reading is mostly
-// waiting on the kernel, but matches are committed in walk order, so the
-// result is the same as a sequential search's. The deadline bounds the walk
-// itself too, so a tree of empty directories cannot outlast it.
-func (s *searcher) run(ctx context.Context, fsys bufferfs.FS, deadline time.Time) error {
-	wctx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
-	read := fsys.Read
+// source is where a search reads its files: a [bufferfs.Scan] when the FS
+// offers one (streaming reads of any size into reused buffers), else the
+// FS's Read (a loaded buffer's text in the editor), which stops at
+// bufferfs.MaxFileBytes.
+type source struct {
+	scan *bufferfs.Scan
+	read func(ctx context.Context, path string, limit int64) (bufferfs.File, error)
+}
+
+// scanner is implemented by a [bufferfs.Disk].
+type scanner interface {
+	Scan(ctx context.Context) (*bufferfs.Scan, error)
+}
+
+// newSource picks the way to read fsys; done releases it.
+func newSource(ctx context.Context, fsys bufferfs.FS) (src source, done func(), err error) {
+	if sc, ok := fsys.(scanner); ok {
+		scan, err := sc.Scan(ctx)
+		if err != nil {
+			return source{}, nil, err
+		}
+		return source{scan: scan}, scan.Close, nil
+	}
+	src.read = fsys.Read
 	if u, ok := fsys.(bufferfs.UnhashedReader); ok {
-		read = u.ReadUnhashed
+		src.read = u.ReadUnhashed
 	}
-	type job struct {
-		idx  int
-		path string
+	return src, func() {}, nil
+}
+
+// searchBatch is the number of paths a worker takes at a time.
+const searchBatch = 16
+
+// Buffers of a search: each worker reads files through one, of
+// readBufBytes; a line longer than that grows it, up to maxLineBytes.
+const (
+	readBufBytes = 256 << 10
+	maxLineBytes = 4 << 20
+)
+
+// readBufs keeps a few read buffers of readBufBytes between searches
+// (unlike a sync.Pool, a collection does not empty it).
+var readBufs = make(chan *[]byte, 4)
+
+func getBuf() *[]byte {
+	select {
+	case b := <-readBufs:
+		return b
+	default:
+		b := make([]byte, readBufBytes)
+		return &b
 	}
-	jobs := make(chan job, 64)
-	found := make(chan fileFound, 64)
-	enough := make(chan struct{}) // closed once the match limit is reached
-	var readTimedOut atomic.Bool
-	var workers sync.WaitGroup
-	for range max(2, runtime.GOMAXPROCS(0)) {
-		workers.Go(func() {
-			for j := range jobs {
-				r := fileFound{idx: j.idx}
-				f, err := read(wctx, j.path, bufferfs.MaxFileBytes)
-				switch {
-				case err == nil:
-					r.scanned, r.matches = s.file(j.path, f.Data)
-				case wctx.Err() != nil && ctx.Err() == nil:
-					readTimedOut.Store(true)
-				} // else vanished, grew too large, became a link: skip it
-				found <- r
+}
+
+// putBuf keeps b for the next search, unless a long line grew it.
+func putBuf(b *[]byte) {
+	if len(*b) != readBufBytes {
+		return
+	}
+	select {
+	case readBufs <- b:
+	default:
+	}
+}
+
+// searchPath searches the file p; buf is the worker's read buffer.
+func (s *searcher) searchPath(ctx context.Context, src source, p string, buf *[]byte) fileFound {
+	if src.scan == nil {
+		f, err := src.read(ctx, p, bufferfs.MaxFileBytes)
+		if err != nil {
+			return fileFound{skip: skipReason(err)}
+		}
+		fs := fileScan{s: s, p: p, line: 1}
+		fs.feed(f.Data, true)
+		return fs.found
+	}
+	r, err := src.scan.Open(ctx, p)
+	if err != nil {
+		return fileFound{skip: skipReason(err)}
+	}
+	defer r.Close()
+	return s.stream(ctx, r.Info().Path, r, buf)
+}
+
+// skipReason says why a file the walk listed could not be read, or is ""
+// when the file is not one the search would visit: gone, replaced by a
+// symlink or a special file, hard-linked, or one the FS keeps from file
+// tools.
+func skipReason(err error) string {
+	switch {
+	case errors.Is(err, bufferfs.ErrNotFound), errors.Is(err, bufferfs.ErrSymlink),
+		errors.Is(err, bufferfs.ErrMultiLink), errors.Is(err, bufferfs.ErrNotRegular),
+		errors.Is(err, bufferfs.ErrNotDir), errors.Is(err, bufferfs.ErrProtected),
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return ""
+	case errors.Is(err, bufferfs.ErrTooLarge):
+		return fmt.Sprintf("over %d bytes, more than can be read here", bufferfs.MaxFileBytes)
+	}
+	return "unreadable: " + err.Error()
+}
+
+// stream searches the content of r, read into *buf a chunk of whole lines
+// at a time, so a file of any size is searched in bounded memory. A line
+// longer than the buffer is held whole (the buffer grows, up to
+// maxLineBytes) only if it holds the literal every match contains; one
+// without it cannot match and is read past in pieces.
+func (s *searcher) stream(ctx context.Context, p string, r io.ReadSeeker, buf *[]byte) fileFound {
+	fs := fileScan{s: s, p: p, line: 1}
+	b := *buf
+	filled := 0
+	var base int64             // file offset of b[0]
+	var lineStart int64 = -1   // offset of the long line being read past
+	var holdWhole int64 = -1   // offset of a long line to hold whole
+	skipping := false          // b holds the end of that line, after lineStart
+	keep := len(s.literal) - 1 // bytes kept between pieces when skipping
+	for {
+		eof := false
+		for filled < len(b) {
+			n, err := r.Read(b[filled:])
+			filled += n
+			if err == io.EOF {
+				eof = true
+				break
 			}
-		})
-	}
-	committed := make(chan struct{})
-	go func() {
-		defer close(committed)
-		pending := map[int]fileFound{}
-		next, full := 0, false
-		for r := range found {
-			pending[r.idx] = r
-			for r, ok := pending[next]; ok; r, ok = pending[next] {
-				delete(pending, next)
-				next++
-				if full {
+			if err != nil {
+				fs.found.skip = "unreadable: " + err.Error()
+				return fs.found
+			}
+		}
+		if !fs.sniffed {
+			fs.sniff(b[:filled])
+		}
+		if ctx.Err() != nil {
+			return fs.found // the search's deadline or cancellation ends it
+		}
+		if skipping {
+			nl := bytes.IndexByte(b[:filled], '\n')
+			end := filled
+			if nl >= 0 {
+				end = nl
+			}
+			switch {
+			case s.find.index(b[:end]) >= 0:
+				// The line may match after all: read it again, whole.
+				if _, err := r.Seek(lineStart, io.SeekStart); err != nil {
+					fs.found.skip = "unreadable: " + err.Error()
+					return fs.found
+				}
+				base, filled, skipping, holdWhole = lineStart, 0, false, lineStart
+			case nl < 0 && eof:
+				return fs.found // the last line, without the literal
+			case nl < 0:
+				n := copy(b, b[filled-keep:filled])
+				base += int64(filled - n)
+				filled = n
+			default:
+				// The long line ends here, without the literal.
+				fs.line++
+				skipping = false
+				filled = copy(b, b[nl+1:filled])
+				base += int64(nl + 1)
+			}
+			continue
+		}
+		end := filled
+		if !eof {
+			nl := bytes.LastIndexByte(b[:filled], '\n')
+			if nl < 0 {
+				// One line fills the buffer.
+				if s.literal != nil && base != holdWhole && s.find.index(b[:filled]) < 0 {
+					lineStart, skipping = base, true
+					n := copy(b, b[filled-keep:filled])
+					base += int64(filled - n)
+					filled = n
 					continue
 				}
-				if r.scanned {
-					s.scanned++
+				if len(b) >= maxLineBytes {
+					fs.found.skip = fmt.Sprintf("line %d is longer than %d bytes; searched up to it", fs.line, maxLineBytes)
+					return fs.found
 				}
-				room := s.limit - len(s.matches)
-				s.matches = append(s.matches, r.matches[:min(room, len(r.matches))]...)
-				if len(s.matches) >= s.limit {
-					full = true
-					close(enough)
-				}
+				bigger := make([]byte, 2*len(b))
+				copy(bigger, b[:filled])
+				b = bigger
+				*buf = b
+				continue
 			}
+			end = nl + 1
 		}
-	}()
-
-	n := 0
-	walkErr := fsys.Walk(wctx, s.dir, func(p string, info bufferfs.Info) error {
-		if err := ctx.Err(); err != nil {
-			return err
+		if !fs.feed(b[:end], eof) || eof {
+			return fs.found
 		}
-		if wctx.Err() != nil || !time.Now().Before(deadline) {
-			s.timedOut = true
-			return fs.SkipAll
-		}
-		if s.glob != nil && !s.globMatch(p) || info.Size > bufferfs.MaxFileBytes {
-			return nil
-		}
-		select {
-		case jobs <- job{n, p}:
-			n++
-			return nil
-		case <-enough:
-			return fs.SkipAll
-		case <-wctx.Done():
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			s.timedOut = true
-			return fs.SkipAll
-		}
-	})
-	close(jobs)
-	workers.Wait()
-	close(found)
-	<-committed
-	if readTimedOut.Load() && len(s.matches) < s.limit {
-		s.timedOut = true
+		filled = copy(b, b[end:filled])
+		base += int64(end)
 	}
-	switch {
-	case walkErr == nil || errors.Is(walkErr, fs.SkipAll):
-		return nil
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case wctx.Err() != nil:
-		s.timedOut = true
-		return nil
-	}
-	// path may name a file rather than a directory: search just that file.
-	f, err := fsys.Read(ctx, s.dir, bufferfs.MaxFileBytes)
-	if err != nil {
-		if errors.Is(err, bufferfs.ErrTooLarge) {
-			return err
-		}
-		return walkErr
-	}
-	scanned, matches := s.file(f.Path, f.Data)
-	if scanned {
-		s.scanned++
-	}
-	s.matches = append(s.matches, matches[:min(s.limit, len(matches))]...)
-	return nil
 }
 
-// globMatch matches p relative to the workspace root and to the searched
-// directory.
-func (s *searcher) globMatch(p string) bool {
-	if s.glob.match(p) {
-		return true
-	}
-	d := path.Clean(s.dir)
-	if d != "." && strings.HasPrefix(p, d+"/") {
-		return s.glob.match(p[len(d)+1:])
-	}
-	return false
+// fileScan is the state of searching one file fed in chunks of whole lines.
+type fileScan struct {
+	s       *searcher
+	p       string
+	line    int // number of the first line of the next chunk
+	sniffed bool
+	found   fileFound
 }
 
-// file searches one file's content and returns its matches (at most the
-// search's limit); binary files are skipped (scanned is false). It is safe
-// for concurrent use.
-func (s *searcher) file(p string, data []byte) (scanned bool, matches []searchMatch) {
-	if bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0 {
-		return false, nil
+// sniff tells a binary file from a text file by the first bytes of it:
+// text has no NUL among the first binarySniff.
+func (f *fileScan) sniff(start []byte) {
+	f.sniffed = true
+	f.found.scanned = bytes.IndexByte(start[:min(len(start), binarySniff)], 0) < 0
+}
+
+// feed searches chunk, the next lines of the file (the last one, when
+// last, need not end in a newline). It reports whether the rest of the file
+// is still worth reading.
+func (f *fileScan) feed(chunk []byte, last bool) bool {
+	s := f.s
+	if !f.sniffed {
+		f.sniff(chunk)
 	}
+	if !f.found.scanned {
+		// A binary file: only whether some line matches matters.
+		if len(s.lines(f.p, f.line, chunk, 1)) > 0 {
+			f.found.binary = true
+			return false
+		}
+	} else {
+		room := s.limit - len(f.found.matches)
+		f.found.matches = append(f.found.matches, s.lines(f.p, f.line, chunk, room)...)
+		if len(f.found.matches) >= s.limit {
+			return false
+		}
+	}
+	if !last {
+		f.line += bytes.Count(chunk, []byte{'\n'})
+	}
+	return true
+}
+
+// lines returns the matching lines of data, at most room of them; the first
+// line of data is line number first.
+func (s *searcher) lines(p string, first int, data []byte, room int) []searchMatch {
 	if s.literal != nil {
-		return true, s.scanLiteral(p, data)
+		return s.scanLiteral(p, first, data, room)
 	}
-	return true, s.scanRegexp(p, data)
+	return s.scanRegexp(p, first, data, room)
 }
 
 // scanLiteral finds candidate lines by a substring every match contains,
 // then runs the regexp on those lines only.
-func (s *searcher) scanLiteral(p string, data []byte) (out []searchMatch) {
-	line, counted := 1, 0
+func (s *searcher) scanLiteral(p string, line int, data []byte, room int) (out []searchMatch) {
+	counted := 0
 	pos := 0
-	for pos < len(data) && len(out) < s.limit {
-		i := bytes.Index(data[pos:], s.literal)
+	for pos < len(data) && len(out) < room {
+		i := s.find.index(data[pos:])
 		if i < 0 {
 			return out
 		}
@@ -295,10 +412,10 @@ func (s *searcher) scanLiteral(p string, data []byte) (out []searchMatch) {
 
 // scanRegexp runs the regexp over the whole remaining content, then checks
 // the line of each match on its own, so a match never spans lines.
-func (s *searcher) scanRegexp(p string, data []byte) (out []searchMatch) {
-	line, counted := 1, 0
+func (s *searcher) scanRegexp(p string, line int, data []byte, room int) (out []searchMatch) {
+	counted := 0
 	pos := 0
-	for pos < len(data) && len(out) < s.limit {
+	for pos < len(data) && len(out) < room {
 		loc := s.re.FindIndex(data[pos:])
 		if loc == nil {
 			return out
@@ -317,6 +434,207 @@ func (s *searcher) scanRegexp(p string, data []byte) (out []searchMatch) {
 		pos = end + 1
 	}
 	return out
+}
+
+// run walks dir (or reads it, when it names a file) and collects matches.
+// Files are read and searched by a few workers, since reading is mostly
+// waiting on the kernel, but matches are committed in walk order, so the
+// result is the same as a sequential search's. The deadline bounds the walk
+// itself too, so a tree of empty directories cannot outlast it.
+func (s *searcher) run(ctx context.Context, fsys bufferfs.FS, deadline time.Time) error {
+	wctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	src, done, err := newSource(ctx, fsys)
+	if err != nil {
+		return err
+	}
+	defer done()
+	// Paths go to the workers in batches, which keeps the hand-offs
+	// between goroutines few next to the files.
+	type job struct {
+		idx   int
+		paths []string
+	}
+	jobs := make(chan job, 8)
+	found := make(chan []fileFound, 8)
+	enough := make(chan struct{}) // closed once the match limit is reached
+	var workers sync.WaitGroup
+	for range max(2, runtime.GOMAXPROCS(0)) {
+		workers.Go(func() {
+			buf := getBuf()
+			defer putBuf(buf)
+			for j := range jobs {
+				rs := make([]fileFound, len(j.paths))
+				for i, p := range j.paths {
+					if wctx.Err() == nil {
+						rs[i] = s.searchPath(wctx, src, p, buf)
+					}
+					// The deadline cut this file's search short, or it came
+					// before it started.
+					rs[i].timedOut = wctx.Err() != nil && ctx.Err() == nil
+					rs[i].idx, rs[i].path = j.idx+i, p
+				}
+				found <- rs
+			}
+		})
+	}
+	committed := make(chan struct{})
+	go func() {
+		defer close(committed)
+		pending := map[int]fileFound{}
+		next, full := 0, false
+		for rs := range found {
+			for _, r := range rs {
+				pending[r.idx] = r
+			}
+			for r, ok := pending[next]; ok; r, ok = pending[next] {
+				delete(pending, next)
+				next++
+				if full {
+					continue
+				}
+				s.commit(r)
+				if len(s.matches) >= s.limit {
+					full = true
+					close(enough)
+				}
+			}
+		}
+	}()
+
+	n := 0
+	var batch []string
+	send := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		select {
+		case jobs <- job{n, batch}:
+			n += len(batch)
+			batch = make([]string, 0, searchBatch)
+			return nil
+		case <-enough:
+			return fs.SkipAll
+		case <-wctx.Done():
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			s.timedOut = true
+			return fs.SkipAll
+		}
+	}
+	visit := func(p string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if wctx.Err() != nil || !time.Now().Before(deadline) {
+			s.timedOut = true
+			return fs.SkipAll
+		}
+		if s.glob != nil && !s.globMatch(p) {
+			return nil
+		}
+		batch = append(batch, p)
+		if len(batch) < searchBatch {
+			return nil
+		}
+		return send()
+	}
+	var walkErr error
+	if src.scan != nil {
+		walkErr = src.scan.Walk(wctx, s.dir, visit)
+	} else {
+		walkErr = fsys.Walk(wctx, s.dir, func(p string, _ bufferfs.Info) error { return visit(p) })
+	}
+	if walkErr == nil {
+		walkErr = send()
+	}
+	close(jobs)
+	workers.Wait()
+	close(found)
+	<-committed
+	switch {
+	case walkErr == nil || errors.Is(walkErr, fs.SkipAll):
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case wctx.Err() != nil:
+		s.timedOut = true
+		return nil
+	}
+	// path may name a file rather than a directory: search just that file.
+	if !errors.Is(walkErr, bufferfs.ErrNotDir) {
+		return walkErr
+	}
+	if err := s.single(wctx, fsys, src, walkErr); err != nil {
+		return err
+	}
+	if wctx.Err() != nil && ctx.Err() == nil && len(s.matches) < s.limit {
+		s.timedOut = true
+	}
+	return ctx.Err()
+}
+
+// single searches s.dir as a file, after walking it as a directory failed
+// with walkErr.
+func (s *searcher) single(ctx context.Context, fsys bufferfs.FS, src source, walkErr error) error {
+	var r fileFound
+	if src.scan != nil {
+		f, err := src.scan.Open(ctx, s.dir)
+		if err != nil {
+			return walkErr
+		}
+		defer f.Close()
+		buf := getBuf()
+		defer putBuf(buf)
+		r = s.stream(ctx, f.Info().Path, f, buf)
+		r.path = f.Info().Path
+	} else {
+		f, err := fsys.Read(ctx, s.dir, bufferfs.MaxFileBytes)
+		if err != nil {
+			if errors.Is(err, bufferfs.ErrTooLarge) {
+				return err
+			}
+			return walkErr
+		}
+		fs := fileScan{s: s, p: f.Path, line: 1}
+		fs.feed(f.Data, true)
+		r = fs.found
+		r.path = f.Path
+	}
+	s.commit(r)
+	return nil
+}
+
+// commit adds what searching one file found to the result, in walk order.
+func (s *searcher) commit(r fileFound) {
+	if r.scanned {
+		s.scanned++
+	}
+	if r.timedOut {
+		s.timedOut = true
+	}
+	room := s.limit - len(s.matches)
+	s.matches = append(s.matches, r.matches[:min(room, len(r.matches))]...)
+	if r.binary {
+		s.binary = append(s.binary, r.path)
+	}
+	if r.skip != "" {
+		s.skipped = append(s.skipped, r.path+" ("+r.skip+")")
+	}
+}
+
+// globMatch matches p relative to the workspace root and to the searched
+// directory.
+func (s *searcher) globMatch(p string) bool {
+	if s.glob.match(p) {
+		return true
+	}
+	d := path.Clean(s.dir)
+	if d != "." && strings.HasPrefix(p, d+"/") {
+		return s.glob.match(p[len(d)+1:])
+	}
+	return false
 }
 
 // lineEnd returns the offset of the newline ending the line holding at, or
@@ -352,6 +670,7 @@ func runeCut(b []byte, n int) int {
 // result builds the bounded tool result.
 func (s *searcher) result(timeout time.Duration) Result {
 	body := searchBody{Status: report.StatusOK, Matches: s.matches, FilesScanned: s.scanned}
+	notes := s.notes()
 	switch {
 	case len(body.Matches) > maxSearchMatches:
 		body.Matches = body.Matches[:maxSearchMatches]
@@ -360,10 +679,21 @@ func (s *searcher) result(timeout time.Duration) Result {
 	case s.timedOut:
 		body.Truncated = true
 		body.Hint = fmt.Sprintf("stopped after %s before every file was searched; narrow path or glob", timeout)
+	case notes != "":
+		body.Truncated = true
+		if len(body.Matches) == 0 {
+			body.Hint = "no matching lines shown; " + notes
+		} else {
+			body.Hint = notes
+		}
+		notes = ""
 	case len(body.Matches) == 0 && s.scanned == 0:
 		body.Hint = "no text files were searched; check path and glob with file_list"
 	case len(body.Matches) == 0:
 		body.Hint = "no matches; the pattern is an RE2 regular expression (set literal to true for exact text)"
+	}
+	if notes != "" {
+		body.Hint += "; " + notes
 	}
 	if body.Matches == nil {
 		body.Matches = []searchMatch{}
@@ -379,6 +709,31 @@ func (s *searcher) result(timeout time.Duration) Result {
 		return b
 	})
 	return Result{Status: report.StatusOK, Content: content, Truncated: truncated}
+}
+
+// maxNamed bounds the files named by each note of the hint.
+const maxNamed = 5
+
+// notes describes the files the result leaves out although they may
+// match: binary files with a matching line, and files not (fully) searched.
+// It is "" when there are none.
+func (s *searcher) notes() string {
+	var parts []string
+	if len(s.binary) > 0 {
+		parts = append(parts, "binary files with a matching line (lines not shown): "+nameSome(s.binary))
+	}
+	if len(s.skipped) > 0 {
+		parts = append(parts, "not fully searched: "+nameSome(s.skipped))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// nameSome lists the first maxNamed items and counts the rest.
+func nameSome(items []string) string {
+	if len(items) <= maxNamed {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:maxNamed], ", "), len(items)-maxNamed)
 }
 
 // requiredLiteral returns a case-sensitive substring that every match of

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,9 +13,17 @@ import (
 	"flow/bufferfs"
 )
 
+// bigLine is the line of big.go that matches BigContext, past the first
+// 256 KiB and the first read buffer.
+const bigLine = 20001
+
 // searchFiles is the workspace of the search tests.
 func searchFiles() map[string]string {
-	var many, exact strings.Builder
+	var many, exact, big strings.Builder
+	for i := range bigLine - 1 {
+		fmt.Fprintf(&big, "// filler %05d\n", i)
+	}
+	big.WriteString("var BigContext = 1\n")
 	for i := range 250 {
 		fmt.Fprintf(&many, "hit %d\n", i)
 	}
@@ -28,8 +38,8 @@ func searchFiles() map[string]string {
 		"node_modules/m/x.go": "func HiddenContext() {}\n",
 		".gitignore":          "ignored.go\n",
 		"ignored.go":          "func IgnoredContext() {}\n",
-		"bin.go":              "func BinaryContext() {}\x00\n",
-		"big.go":              strings.Repeat("func BigContext() {}\n", 262144/20+1),
+		"bin.go":              "var BinaryContext = 1\x00\n",
+		"big.go":              big.String(), // over 300 kB
 		"long.txt":            "needle " + strings.Repeat("é", 1000) + "\n",
 		"many/many.txt":       many.String(),
 		"exact/exact.txt":     exact.String(),
@@ -120,16 +130,31 @@ func TestFileSearchLimits(t *testing.T) {
 			t.Fatalf("text = %d chars, valid %v", utf8.RuneCountInString(text), utf8.ValidString(text))
 		}
 	})
-	t.Run("skipped files", func(t *testing.T) {
-		// node_modules, .gitignore'd, binary and >256 KiB files are skipped.
+	t.Run("skipped, reported and large files", func(t *testing.T) {
+		// node_modules and .gitignore'd files are outside the search; the
+		// file over 256 KiB is searched; the binary one is named.
 		_, body := call(t, r, "planner", "file_search", `{"pattern":"(Hidden|Ignored|Binary|Big)Context"}`)
-		if n := len(body["matches"].([]any)); n != 0 {
-			t.Fatalf("file_search found %d matches in skipped files: %v", n, body["matches"])
+		ms := body["matches"].([]any)
+		if len(ms) != 1 {
+			t.Fatalf("file_search = %v, want only big.go's match", body)
 		}
-		// a.go, sub/b.go, sub/c_test.go, lines.txt, .gitignore, long.txt,
-		// many.txt, exact.txt, crlf.txt: bin.go is read but binary.
-		if body["files_scanned"] != 9.0 {
-			t.Errorf("files_scanned = %v, want 9", body["files_scanned"])
+		if m := ms[0].(map[string]any); m["path"] != "big.go" || m["line"] != float64(bigLine) || m["text"] != "var BigContext = 1" {
+			t.Errorf("match = %v, want big.go:%d", m, bigLine)
+		}
+		hint, _ := body["hint"].(string)
+		if body["truncated"] != true || !strings.Contains(hint, "binary files with a matching line (lines not shown): bin.go") {
+			t.Errorf("truncated %v, hint %q: want the binary match reported", body["truncated"], hint)
+		}
+		// a.go, big.go, sub/b.go, sub/c_test.go, lines.txt, .gitignore,
+		// long.txt, many.txt, exact.txt, crlf.txt: bin.go is read but binary.
+		if body["files_scanned"] != 10.0 {
+			t.Errorf("files_scanned = %v, want 10", body["files_scanned"])
+		}
+	})
+	t.Run("binary file without a match is not reported", func(t *testing.T) {
+		_, body := call(t, r, "planner", "file_search", `{"pattern":"WaitContext"}`)
+		if body["truncated"] != false || body["hint"] != nil {
+			t.Errorf("file_search WaitContext = %v, want no hint", body)
 		}
 	})
 	t.Run("time bound", func(t *testing.T) {
@@ -189,7 +214,6 @@ func TestFileSearchErrors(t *testing.T) {
 		{"empty pattern", `{"pattern":""}`, "pattern is empty"},
 		{"missing directory", `{"pattern":"x","path":"nope"}`, `directory not found: nope; use file_list with path "."`},
 		{"traversal", `{"pattern":"x","path":"../"}`, "parent traversal"},
-		{"too large file", `{"pattern":"x","path":"big.go"}`, "file too large: big.go"},
 		{"literal must be boolean", `{"pattern":"x","literal":"yes"}`, `argument "literal" must be a boolean, got a string`},
 	}
 	for _, tc := range tests {
@@ -249,5 +273,103 @@ func TestRequiredLiteral(t *testing.T) {
 		if got := string(requiredLiteral(tc.expr)); got != tc.want {
 			t.Errorf("requiredLiteral(%q) = %q, want %q", tc.expr, got, tc.want)
 		}
+	}
+}
+
+// plainFS hides every method of a Disk but those of bufferfs.FS, as the
+// editor's FS does: the search reads through Read, which stops at
+// bufferfs.MaxFileBytes.
+type plainFS struct{ bufferfs.FS }
+
+func TestFileSearchLargeFiles(t *testing.T) {
+	files := searchFiles()
+	files["wide.txt"] = strings.Repeat("x", 300_000) + " needle\nnext needle\n"
+	files["huge.txt"] = strings.Repeat("y", maxLineBytes+1) + "\nneedle after the huge line\n"
+	files["wbin.txt"] = "\x00" + strings.Repeat("z", 300_000) + "needle\n"
+	files["huger.txt"] = strings.Repeat("y", maxLineBytes+1) + " needle\nneedle after the huge line\n"
+	disk := newDisk(t, false, files)
+	matches := func(body map[string]any) []string {
+		var got []string
+		for _, x := range body["matches"].([]any) {
+			m := x.(map[string]any)
+			got = append(got, fmt.Sprintf("%s:%v", m["path"], m["line"]))
+		}
+		return got
+	}
+	t.Run("a file over 256 KiB named by path", func(t *testing.T) {
+		_, body := call(t, New(disk, Options{}), "planner", "file_search", `{"pattern":"BigContext","path":"big.go"}`)
+		if got := strings.Join(matches(body), " "); got != fmt.Sprintf("big.go:%d", bigLine) || body["truncated"] != false {
+			t.Fatalf("file_search in big.go = %v", body)
+		}
+	})
+	for _, tc := range []struct {
+		name, pattern, want, hint string
+	}{
+		// huge.txt's first line has no "needle": it cannot match and is
+		// read past. huger.txt's holds one, but is over the limit, so its
+		// search stops there and the hint says so.
+		{"lines longer than the read buffer", "needle", "huge.txt:2 long.txt:1 wide.txt:1 wide.txt:2",
+			"not fully searched: huger.txt (line 1 is longer than 4194304 bytes"},
+		// Without a literal every match needs, the long lines are held
+		// whole.
+		{"lines longer than the read buffer, no literal", "(needle|xyzzy)", "long.txt:1 wide.txt:1 wide.txt:2",
+			"not fully searched: huge.txt (line 1 is longer than 4194304 bytes; searched up to it), huger.txt (line 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, body := call(t, New(disk, Options{}), "planner", "file_search", mustJSON(t, map[string]any{"pattern": tc.pattern, "glob": "*.txt"}))
+			if hint, _ := body["hint"].(string); !strings.Contains(hint, "binary files with a matching line (lines not shown): wbin.txt") {
+				t.Errorf("hint %q does not name wbin.txt", hint)
+			}
+			if got := strings.Join(matches(body), " "); got != tc.want {
+				t.Errorf("matches = %s, want %s", got, tc.want)
+			}
+			hint, _ := body["hint"].(string)
+			if body["truncated"] != true || !strings.Contains(hint, tc.hint) {
+				t.Errorf("truncated %v, hint %q; want containing %q", body["truncated"], hint, tc.hint)
+			}
+		})
+	}
+	t.Run("an FS without streaming reports what it cannot read", func(t *testing.T) {
+		r := New(plainFS{disk}, Options{})
+		_, body := call(t, r, "planner", "file_search", `{"pattern":"BigContext"}`)
+		hint, _ := body["hint"].(string)
+		want := fmt.Sprintf("no matching lines shown; not fully searched: big.go (over %d bytes", bufferfs.MaxFileBytes)
+		if len(body["matches"].([]any)) != 0 || body["truncated"] != true || !strings.Contains(hint, want) {
+			t.Errorf("file_search = %v; want truncated with a hint containing %q", body, want)
+		}
+		res, _ := call(t, r, "planner", "file_search", `{"pattern":"x","path":"big.go"}`)
+		if res.Status != "error" || !strings.Contains(res.Error, "file too large: big.go") {
+			t.Errorf("file_search path big.go = %s, want the too-large error", res.Content)
+		}
+	})
+	t.Run("many matches in a large file", func(t *testing.T) {
+		var b strings.Builder
+		for i := range 30000 {
+			fmt.Fprintf(&b, "row %05d\n", i)
+		}
+		_, body := call(t, New(newDisk(t, false, map[string]string{"rows.txt": b.String()}), Options{}), "planner",
+			"file_search", `{"pattern":"^row 2"}`)
+		ms := body["matches"].([]any)
+		if len(ms) != 200 || body["truncated"] != true {
+			t.Fatalf("%d matches, truncated %v", len(ms), body["truncated"])
+		}
+		if first, last := ms[0].(map[string]any), ms[199].(map[string]any); first["line"] != 20001.0 || last["line"] != 20200.0 {
+			t.Errorf("first %v, last %v; want lines 20001 and 20200", first, last)
+		}
+	})
+}
+
+func TestFileSearchUnreadable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads every file")
+	}
+	disk := newDisk(t, false, map[string]string{"a.txt": "needle\n", "locked.txt": "needle\n"})
+	if err := os.Chmod(filepath.Join(disk.Root(), "locked.txt"), 0); err != nil {
+		t.Fatal(err)
+	}
+	_, body := call(t, New(disk, Options{}), "planner", "file_search", `{"pattern":"needle"}`)
+	hint, _ := body["hint"].(string)
+	if len(body["matches"].([]any)) != 1 || body["truncated"] != true || !strings.Contains(hint, "not fully searched: locked.txt (unreadable: ") {
+		t.Errorf("file_search = %v; want a.txt's match and locked.txt reported", body)
 	}
 }

@@ -112,14 +112,19 @@ end
 
 --- Resolves a tool path inside the root without following any symlink:
 --- every existing component is lstat'ed; intermediate ones must be
---- directories. A missing tail is allowed (st is nil then).
+--- directories. A missing tail is allowed (st is nil then). root_checked
+--- says the caller ran ensure() for this tool call already.
 ---@return {rel: string, abs: string, st: table|nil, parent_exists: boolean}
-function M.resolve(p, allow_root)
-  M.ensure()
+function M.resolve(p, allow_root, root_checked)
+  if not root_checked then
+    M.ensure()
+  end
   local rel, parts = M.clean(p, allow_root)
   local root = M.state.root
   local abs = root
-  local st = uv.fs_lstat(root)
+  -- With root_checked, ensure() just found the root a directory; only the
+  -- root itself (no parts) needs its own stat then.
+  local st = (root_checked and #parts > 0) and { type = "directory" } or uv.fs_lstat(root)
   local parent_exists = true
   for i, c in ipairs(parts) do
     abs = (abs == "/" and "" or abs) .. "/" .. c
@@ -162,10 +167,14 @@ local function canonical(name)
 end
 
 --- Returns the workspace-relative path of a normal file buffer, or nil
---- when the buffer is not a file inside the workspace.
+--- when the buffer is not a file inside the workspace. A name under the
+--- root whose components resolve() accepts is its own real path (the root
+--- is real and no component is a symlink), which spares a realpath; its
+--- resolve() result goes into resolved[rel] when resolved is given.
 ---@param bufnr integer
+---@param resolved table|nil
 ---@return string|nil
-function M.buffer_rel(bufnr)
+function M.buffer_rel(bufnr, resolved)
   if vim.api.nvim_buf_get_option(bufnr, "buftype") ~= "" then
     return nil
   end
@@ -175,6 +184,16 @@ function M.buffer_rel(bufnr)
   end
   local root = M.state.root
   local prefix = root == "/" and "/" or root .. "/"
+  if name:sub(1, #prefix) == prefix then
+    local rel = name:sub(#prefix + 1)
+    local ok, r = pcall(M.resolve, rel, false, true)
+    if ok and r.rel == rel then
+      if resolved then
+        resolved[rel] = r
+      end
+      return rel
+    end
+  end
   local canon = canonical(name)
   if canon:sub(1, #prefix) ~= prefix then
     return nil
@@ -188,11 +207,13 @@ end
 
 --- Maps every normal buffer inside the workspace (loaded or not) to its
 --- path: rel → list of {bufnr, changedtick, modified, loaded} by bufnr.
+--- resolved is as for buffer_rel().
+---@param resolved table|nil
 ---@return table<string, table[]>
-function M.buffers()
+function M.buffers(resolved)
   local out = {}
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    local rel = vim.api.nvim_buf_is_valid(b) and M.buffer_rel(b)
+    local rel = vim.api.nvim_buf_is_valid(b) and M.buffer_rel(b, resolved)
     if rel then
       local loaded = vim.api.nvim_buf_is_loaded(b)
       local list = out[rel] or {}
@@ -261,15 +282,16 @@ function M.read_file(abs, st, limit)
     uv.fs_close(fd)
     return nil, problem
   end
+  -- Reads ask for one byte more than the file had at fstat, so a file
+  -- that grew meanwhile is still read to its end; a short read of a
+  -- regular file is its end, which spares the read that would return "".
   local chunks, total = {}, 0
+  local want = math.min(fst.size, limit) + 1
   while true do
-    local data, rerr = uv.fs_read(fd, 65536, total)
+    local data, rerr = uv.fs_read(fd, want, total)
     if not data then
       uv.fs_close(fd)
       return nil, "cannot read file: " .. tostring(rerr)
-    end
-    if data == "" then
-      break
     end
     total = total + #data
     if total > limit then
@@ -277,6 +299,10 @@ function M.read_file(abs, st, limit)
       return nil, "file exceeds " .. limit .. " byte limit"
     end
     chunks[#chunks + 1] = data
+    if #data < want then
+      break
+    end
+    want = 65536
   end
   uv.fs_close(fd)
   return table.concat(chunks)
@@ -288,10 +314,17 @@ end
 
 --- Describes rel on disk for the snapshot: {exists = false}, a stat record
 --- with sha256 (or hash_status = "unavailable"), or an error record.
+--- root_checked is as for resolve(); r, when given, is rel's resolve()
+--- result from this same call.
 ---@param rel string
+---@param root_checked boolean|nil
+---@param r table|nil
 ---@return table
-function M.disk_record(rel)
-  local ok, r = pcall(M.resolve, rel)
+function M.disk_record(rel, root_checked, r)
+  local ok = true
+  if not r then
+    ok, r = pcall(M.resolve, rel, false, root_checked)
+  end
   if not ok then
     return { status = "error", reason = "path is no longer safely accessible" }
   end
@@ -323,11 +356,18 @@ end
 --- changedtick.
 ---@return table snapshot, table[] dirty
 function M.snapshot()
-  local bufs = M.buffers()
+  -- The root is checked once for the whole snapshot, not once per path:
+  -- every record is still read and hashed from the bytes on disk now.
+  -- The paths of the buffers are resolved once, for both the mapping and
+  -- the disk record.
+  local root_ok = pcall(M.ensure)
+  local resolved = root_ok and {} or nil
+  local bufs = M.buffers(resolved)
   local snap, dirty = {}, {}
   local function add(rel)
     if rel ~= "." and not snap[rel] then
-      snap[rel] = { path = rel, buffers = bufs[rel] or {}, disk = M.disk_record(rel) }
+      local disk = M.disk_record(rel, root_ok, resolved and resolved[rel])
+      snap[rel] = { path = rel, buffers = bufs[rel] or {}, disk = disk }
     end
   end
   for rel, list in pairs(bufs) do
