@@ -39,6 +39,7 @@ e2e: ## a real task against a real Ollama (FLOW_E2E_OLLAMA=http://127.0.0.1:1143
 fuzz: ## run each fuzz target for FUZZTIME (default 5s)
 	$(GO) test -run='^$$' -fuzz='^FuzzValidPath$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./bufferfs
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./runtime/config
+	$(GO) test -run='^$$' -fuzz='^FuzzTextToolCalls$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./runtime/model
 
 lint: ## gofmt check and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
