@@ -8,7 +8,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1
 LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 5s
 
-.PHONY: help build install test test-race test-nvim test-mcp e2e fuzz lint fmt check bench demo clean
+.PHONY: help build install test test-race test-nvim test-mcp test-ollama ollama-test-server e2e fuzz lint fmt check bench demo clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -32,6 +32,12 @@ test-nvim: ## the Neovim tests only, against a real nvim (required)
 
 test-mcp: ## the MCP server tests only (in process and over a real flow serve)
 	$(GO) test -count=1 ./mcp/... ./cmd/flow -run 'Serve|MCP|TypeScript|Golden|Session'
+
+ollama-test-server: ## build the real Ollama server and its deterministic test models (cached under ~/.cache/flow-test)
+	scripts/ollama-test.sh prepare
+
+test-ollama: ollama-test-server ## the tests against a real Ollama server only (required)
+	FLOW_TEST_OLLAMA=required $(GO) test -count=1 -run 'Live' ./runtime/model/... ./cmd/flow
 
 e2e: ## a real task against a real Ollama (FLOW_E2E_OLLAMA=http://127.0.0.1:11434 FLOW_E2E_MODEL=...)
 	$(GO) test -count=1 -tags e2e -run E2E -v ./cmd/flow
