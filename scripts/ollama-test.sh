@@ -70,7 +70,7 @@ build() {
 	cp "$ROOT/scripts/ollama-test/miniaudio.h" "$vendor/miniaudio/miniaudio.h"
 
 	log "building the server (cgo compiles the ggml CPU backend; a few minutes)"
-	(cd "$src" && CGO_ENABLED=1 GOFLAGS=-mod=mod go build -trimpath \
+	(cd "$src" && CGO_ENABLED=1 GOFLAGS="-mod=mod -buildvcs=false" go build -trimpath \
 		-ldflags "-X github.com/ollama/ollama/version.Version=${VERSION#v}" \
 		-o "$BIN.tmp" .)
 	mv "$BIN.tmp" "$BIN"
