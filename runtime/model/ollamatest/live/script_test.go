@@ -12,8 +12,21 @@ const scriptDir = "../../../../scripts"
 
 func TestScriptSyntax(t *testing.T) {
 	t.Parallel()
-	if out, err := exec.Command("bash", "-n", filepath.Join(scriptDir, "ollama-test.sh")).CombinedOutput(); err != nil {
+	script := filepath.Join(scriptDir, "ollama-test.sh")
+	if out, err := exec.Command("bash", "-n", script).CombinedOutput(); err != nil {
 		t.Fatalf("bash -n scripts/ollama-test.sh: %v\n%s", err, out)
+	}
+	// The script builds the version the tests look for.
+	b, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "\nVERSION="+Version+"\n") {
+		t.Errorf("scripts/ollama-test.sh does not set VERSION=%s", Version)
+	}
+	out, err := exec.Command("bash", script, "path").Output()
+	if err != nil || strings.TrimSpace(string(out)) != filepath.Join(Dir(), "ollama") {
+		t.Errorf("ollama-test.sh path = %q, %v, want %s", out, err, filepath.Join(Dir(), "ollama"))
 	}
 }
 
