@@ -9,7 +9,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1
 LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 5s
 
-.PHONY: help build install test test-race test-nvim test-nvim-current test-mcp e2e fuzz lint fmt check bench demo clean
+.PHONY: help build install test test-race test-nvim test-nvim-current test-mcp test-ollama ollama-test-server e2e fuzz lint fmt check bench demo clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -40,6 +40,12 @@ test-nvim-current: ## the Neovim tests on a current Neovim (fetched once by scri
 test-mcp: ## the MCP server tests only (in process and over a real flow serve)
 	$(GO) test -count=1 ./mcp/... ./cmd/flow -run 'Serve|MCP|TypeScript|Golden|Session'
 
+ollama-test-server: ## build the real Ollama server and its deterministic test models (cached under ~/.cache/flow-test)
+	scripts/ollama-test.sh prepare
+
+test-ollama: ollama-test-server ## the tests against a real Ollama server only (required)
+	FLOW_TEST_OLLAMA=required $(GO) test -count=1 -run 'Live' ./runtime/model/... ./cmd/flow
+
 e2e: ## a real task against a real Ollama (FLOW_E2E_OLLAMA=http://127.0.0.1:11434 FLOW_E2E_MODEL=...)
 	$(GO) test -count=1 -tags e2e -run E2E -v ./cmd/flow
 
@@ -47,6 +53,7 @@ fuzz: ## run each fuzz target for FUZZTIME (default 5s)
 	$(GO) test -run='^$$' -fuzz='^FuzzValidPath$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./bufferfs
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./runtime/config
 	$(GO) test -run='^$$' -fuzz='^FuzzToolArgs$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./runtime/tools
+	$(GO) test -run='^$$' -fuzz='^FuzzTextToolCalls$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./runtime/model
 
 lint: ## gofmt check and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

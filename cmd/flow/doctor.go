@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"flow/runtime/config"
@@ -32,6 +31,9 @@ type doctorBackend struct {
 	Status  string `json:"status"`
 	API     string `json:"api"`
 	BaseURL string `json:"base_url"`
+	// Server is "ollama", or "openai-compatible" for a server without
+	// Ollama's API (llama-server, vLLM); "" when unreachable.
+	Server  string `json:"server,omitempty"`
 	Version string `json:"version,omitempty"`
 	Error   string `json:"error,omitempty"`
 }
@@ -42,7 +44,14 @@ type doctorModel struct {
 	Status       string   `json:"status"`
 	Tools        bool     `json:"tools"`
 	Capabilities []string `json:"capabilities"`
-	Error        string   `json:"error,omitempty"`
+	// ContextLength is the model's own context length, as the server
+	// reports it (0: not reported).
+	ContextLength int `json:"context_length,omitempty"`
+	// ContextWindow is the window the server runs the model with, in
+	// tokens, where it can be known (0: unknown; ContextNote says why).
+	ContextWindow int    `json:"context_window,omitempty"`
+	ContextNote   string `json:"context_note,omitempty"`
+	Error         string `json:"error,omitempty"`
 }
 
 type doctorCheck struct {
@@ -53,8 +62,9 @@ type doctorCheck struct {
 	Error      string `json:"error,omitempty"`
 }
 
-// cmdDoctor implements `flow doctor`: contact the backend (version, each
-// role's model present and able to call tools) and look up each check's
+// cmdDoctor implements `flow doctor`: contact the backend (what server it
+// is, each role's model present, able to call tools and to think when
+// think = true, and its context window) and look up each check's
 // executable. It runs no check.
 func cmdDoctor(ctx context.Context, e *env) (any, string, error) {
 	rt, err := openRuntime(e, false)
@@ -78,32 +88,14 @@ func cmdDoctor(ctx context.Context, e *env) (any, string, error) {
 	}
 	fail := func() { rep.Status = report.StatusFailed }
 
-	if v, err := rt.backend.Version(ctx); err != nil {
-		rep.Backend.Status, rep.Backend.Error = report.StatusUnavailable, err.Error()
+	probeBackend(ctx, rt.backend, cfg, &rep)
+	if rep.Backend.Status != report.StatusOK {
 		fail()
-	} else {
-		rep.Backend.Status, rep.Backend.Version = report.StatusOK, v
 	}
-	for _, m := range roleModels(cfg) {
-		dm := m
-		if rep.Backend.Status != report.StatusOK {
-			dm.Status, dm.Error = report.StatusUnavailable, "backend unreachable"
-		} else if info, err := rt.backend.ShowModel(ctx, m.Model); err != nil {
-			dm.Status, dm.Error = report.StatusUnavailable, err.Error()
+	for _, dm := range rep.Models {
+		if dm.Status != report.StatusOK {
 			fail()
-		} else {
-			dm.Capabilities = info.Capabilities
-			dm.Tools = slices.Contains(info.Capabilities, "tools")
-			dm.Status = report.StatusOK
-			if !dm.Tools {
-				dm.Status, dm.Error = report.StatusFailed, "the model does not report tool-calling support; pick a tool-capable model"
-				fail()
-			}
 		}
-		if dm.Capabilities == nil {
-			dm.Capabilities = []string{}
-		}
-		rep.Models = append(rep.Models, dm)
 	}
 	for _, c := range cfg.Checks {
 		dc := doctorCheck{Name: c.Name, Executable: c.Cmd[0]}

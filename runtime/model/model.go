@@ -84,6 +84,19 @@ type Backend interface {
 type ModelInfo struct {
 	Name         string   `json:"name"`
 	Capabilities []string `json:"capabilities,omitempty"`
+	// ContextLength is the model's own context length in tokens (what it
+	// was trained for; Ollama runs it at no more), as the server reports
+	// it; 0 when the server does not say.
+	ContextLength int `json:"context_length,omitempty"`
+}
+
+// LoadedModel is a model the server holds in memory, with the context
+// window it was loaded with.
+type LoadedModel struct {
+	Name string `json:"name"`
+	// ContextLength is the window in tokens the model runs with now: what
+	// the server truncates prompts to. 0 when the server does not say.
+	ContextLength int `json:"context_length,omitempty"`
 }
 
 // Catalog lists the models a server has. flow doctor, the TUI's /models and

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"flow/runtime/model"
+	"flow/runtime/model/ollama"
 	"flow/runtime/model/ollamatest"
 )
 
@@ -89,4 +90,91 @@ func TestCatalogErrors(t *testing.T) {
 			t.Errorf("Version() = %v, want a missing version error", err)
 		}
 	})
+}
+
+func TestShowModelContextLength(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t)
+	srv.SetModels("qwen2.5-coder:7b", "plain:1b")
+	srv.SetContextLength("qwen2.5-coder:7b", 32768)
+	c := newClient(t, srv.URL, nil)
+	got, err := c.ShowModel(t.Context(), "qwen2.5-coder:7b")
+	if err != nil || got.ContextLength != 32768 {
+		t.Errorf("ShowModel = %+v, %v, want context length 32768", got, err)
+	}
+	// A server that does not say: 0, not a guess.
+	if got, err := c.ShowModel(t.Context(), "plain:1b"); err != nil || got.ContextLength != 0 {
+		t.Errorf("ShowModel(plain) = %+v, %v, want context length 0", got, err)
+	}
+}
+
+func TestContextLengthKeys(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, body string
+		want       int
+	}{
+		{"architecture key", `{"model_info":{"general.architecture":"qwen2","qwen2.context_length":32768,"qwen2.embedding_length":896}}`, 32768},
+		{"architecture key wins", `{"model_info":{"general.architecture":"qwen2","qwen2.context_length":4096,"clip.context_length":77}}`, 4096},
+		{"single key without architecture", `{"model_info":{"llama.context_length":131072}}`, 131072},
+		{"ambiguous keys", `{"model_info":{"a.context_length":1,"b.context_length":2}}`, 0},
+		{"not a number", `{"model_info":{"general.architecture":"x","x.context_length":"big"}}`, 0},
+		{"negative", `{"model_info":{"general.architecture":"x","x.context_length":-5}}`, 0},
+		{"fraction", `{"model_info":{"general.architecture":"x","x.context_length":1.5}}`, 0},
+		{"no model_info", `{"capabilities":["completion"]}`, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := newClient(t, rawServer(t, "application/json", tc.body), nil).ShowModel(t.Context(), "m")
+			if err != nil || got.ContextLength != tc.want {
+				t.Errorf("ShowModel = %+v, %v, want context length %d", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLoadedModels(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t)
+	c := newClient(t, srv.URL, nil)
+	if got, err := c.LoadedModels(t.Context()); err != nil || len(got) != 0 {
+		t.Errorf("LoadedModels() = %+v, %v, want none", got, err)
+	}
+	srv.SetLoaded("qwen2.5-coder:7b", 4096)
+	want := []model.LoadedModel{{Name: "qwen2.5-coder:7b", ContextLength: 4096}}
+	if got, err := c.LoadedModels(t.Context()); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("LoadedModels() = %+v, %v, want %+v", got, err, want)
+	}
+	if got := srv.Requests()[0].Path; got != "/api/ps" {
+		t.Errorf("request path = %s, want /api/ps", got)
+	}
+	_, err := newClient(t, rawServer(t, "application/json", `{}`), nil).LoadedModels(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "no models list") {
+		t.Errorf("LoadedModels() on {} = %v, want a missing list error", err)
+	}
+}
+
+func TestOpenAICatalog(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t)
+	srv.SetModels("qwen2.5-coder:7b", "llama3.2:latest")
+	srv.SetOpenAIOnly(true)
+	c := newClient(t, srv.URL, func(o *ollama.Options) { o.API = "openai" })
+	models, err := c.ListModels(t.Context())
+	want := []model.ModelInfo{{Name: "qwen2.5-coder:7b"}, {Name: "llama3.2:latest"}}
+	if err != nil || !reflect.DeepEqual(models, want) {
+		t.Errorf("ListModels() = %+v, %v, want %+v", models, err, want)
+	}
+	if got := srv.Requests()[0].Path; got != "/v1/models" {
+		t.Errorf("openai ListModels asked %s, want /v1/models", got)
+	}
+	// No Ollama API: a distinct error, not "model not found".
+	_, err = c.Version(t.Context())
+	if !errors.Is(err, ollama.ErrNotOllama) || errors.Is(err, model.ErrModelNotFound) {
+		t.Errorf("Version() on an OpenAI-only server = %v, want ErrNotOllama", err)
+	}
+	_, err = newClient(t, rawServer(t, "application/json", `{"object":"list"}`), func(o *ollama.Options) { o.API = "openai" }).ListModels(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "no data list") {
+		t.Errorf("ListModels() without data = %v, want a missing list error", err)
+	}
 }

@@ -9,8 +9,11 @@
 //   - POST /v1/chat/completions: the OpenAI-compatible API, server-sent
 //     events when the request has "stream": true (tool-call arguments split
 //     across chunks), else one chat.completion object;
-//   - GET /api/tags, GET /api/version and POST /api/show (404 for unknown
-//     models).
+//   - GET /api/tags, GET /api/version, POST /api/show (404 for unknown
+//     models; model_info with a context length when one is set), GET
+//     /api/ps (the models set as loaded) and GET /v1/models;
+//   - with [Server.SetOpenAIOnly], a server that is not Ollama (such as
+//     llama.cpp's llama-server): every /api/ path is 404.
 //
 // Both chat endpoints answer from one first-in first-out queue of [Turn]s.
 // A turn can also script failures: an error after the content with status

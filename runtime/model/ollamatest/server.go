@@ -37,6 +37,9 @@ type Server struct {
 	version    string
 	models     []string
 	caps       map[string][]string
+	ctxLens    map[string]int // /api/show model_info context length
+	loaded     []loadedModel  // /api/ps
+	openaiOnly bool
 	failures   map[string]failure
 	inflight   int // turns being answered
 	drained    chan struct{}
@@ -85,6 +88,7 @@ func NewServer() *Server {
 	return &Server{
 		version: "0.0.0-ollamatest",
 		caps:    map[string][]string{},
+		ctxLens: map[string]int{},
 		drained: make(chan struct{}),
 		quit:    make(chan struct{}),
 	}
@@ -192,6 +196,46 @@ func (s *Server) SetCapabilities(name string, caps ...string) {
 	s.caps[name] = slices.Clone(caps)
 }
 
+// SetContextLength sets the model's own context length that /api/show
+// reports in model_info (as "ollamatest.context_length", with
+// "general.architecture" "ollamatest"); 0 removes it.
+func (s *Server) SetContextLength(name string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n == 0 {
+		delete(s.ctxLens, name)
+		return
+	}
+	s.ctxLens[name] = n
+}
+
+// loadedModel is one model /api/ps lists.
+type loadedModel struct {
+	name          string
+	contextLength int
+}
+
+// SetLoaded makes /api/ps list the model as loaded with a context window
+// of contextLength tokens; 0 removes it.
+func (s *Server) SetLoaded(name string, contextLength int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loaded = slices.DeleteFunc(s.loaded, func(m loadedModel) bool { return m.name == name })
+	if contextLength > 0 {
+		s.loaded = append(s.loaded, loadedModel{name, contextLength})
+	}
+}
+
+// SetOpenAIOnly makes the server behave like an OpenAI-compatible server
+// that is not Ollama (llama.cpp's llama-server, vLLM): every /api/ path
+// answers 404 in OpenAI's error shape, while /v1/chat/completions and
+// /v1/models work.
+func (s *Server) SetOpenAIOnly(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.openaiOnly = on
+}
+
 // SetFailure makes every later request to path (for example "/api/tags")
 // fail with status and {"error": message}; status 0 clears it. Chat turns
 // are not consumed while a failure is set.
@@ -223,9 +267,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := s.record(r)
 	s.mu.Lock()
 	f, failing := s.failures[r.URL.Path]
+	openaiOnly := s.openaiOnly
 	s.mu.Unlock()
 	if failing {
 		writeJSON(w, f.status, map[string]string{"error": f.message})
+		return
+	}
+	if openaiOnly && strings.HasPrefix(r.URL.Path, "/api/") {
+		// llama-server's answer to a path it does not serve.
+		writeJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{
+			"code": 404, "message": "File Not Found", "type": "not_found_error"}})
 		return
 	}
 
@@ -242,6 +293,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		methods, serve = []string{"GET", "HEAD"}, s.serveVersion
 	case "/api/show":
 		methods, serve = []string{"POST"}, s.show
+	case "/api/ps":
+		methods, serve = []string{"GET", "HEAD"}, s.ps
+	case "/v1/models":
+		methods, serve = []string{"GET"}, s.openaiModels
 	default:
 		s.countUnexpected()
 		http.NotFound(w, r)
@@ -338,6 +393,7 @@ func (s *Server) show(w http.ResponseWriter, _ *http.Request, rec Recorded) {
 	s.mu.Lock()
 	known := name != "" && s.known(name)
 	caps, ok := s.caps[name]
+	ctxLen := s.ctxLens[name]
 	s.mu.Unlock()
 	if !known {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("model '%s' not found", name)})
@@ -346,11 +402,58 @@ func (s *Server) show(w http.ResponseWriter, _ *http.Request, rec Recorded) {
 	if !ok {
 		caps = []string{"completion", "tools"}
 	}
+	info := map[string]any{}
+	if ctxLen > 0 {
+		info["general.architecture"] = "ollamatest"
+		info["ollamatest.context_length"] = ctxLen
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"capabilities": caps,
 		"details":      map[string]any{"format": "gguf", "family": "ollamatest"},
-		"model_info":   map[string]any{},
+		"model_info":   info,
 	})
+}
+
+// ps answers GET /api/ps with the models set by SetLoaded.
+func (s *Server) ps(w http.ResponseWriter, _ *http.Request, _ Recorded) {
+	s.mu.Lock()
+	loaded := slices.Clone(s.loaded)
+	s.mu.Unlock()
+	type running struct {
+		Name          string         `json:"name"`
+		Model         string         `json:"model"`
+		Size          int64          `json:"size"`
+		Digest        string         `json:"digest"`
+		Details       map[string]any `json:"details"`
+		ExpiresAt     string         `json:"expires_at"`
+		SizeVRAM      int64          `json:"size_vram"`
+		ContextLength int            `json:"context_length"`
+	}
+	list := make([]running, len(loaded))
+	for i, m := range loaded {
+		list[i] = running{Name: m.name, Model: m.name, Details: map[string]any{"format": "gguf", "family": "ollamatest"},
+			ExpiresAt: "2026-01-01T00:05:00Z", ContextLength: m.contextLength}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"models": list})
+}
+
+// openaiModels answers GET /v1/models with the models set by SetModels,
+// in the OpenAI list shape.
+func (s *Server) openaiModels(w http.ResponseWriter, _ *http.Request, _ Recorded) {
+	s.mu.Lock()
+	names := slices.Clone(s.models)
+	s.mu.Unlock()
+	type entry struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	list := make([]entry, len(names))
+	for i, n := range names {
+		list[i] = entry{ID: n, Object: "model", Created: 1767225600, OwnedBy: "library"}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": list})
 }
 
 // writeJSON sends v as a JSON response with status.

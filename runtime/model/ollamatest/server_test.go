@@ -424,3 +424,61 @@ func docExample(t *testing.T, doc string) string {
 	}
 	return b.String()
 }
+
+// get sends GET path to srv and returns the status and body.
+func get(t *testing.T, srv *ollamatest.Server, path string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(srv.URL + path)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestContextLengthPsAndOpenAIModels(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t, ollamatest.Turn{Content: "hi"})
+	srv.SetModels("qwen:7b", "llama3")
+	srv.SetContextLength("qwen:7b", 32768)
+	srv.SetLoaded("qwen:7b", 4096)
+
+	if status, _, body := post(t, srv, "/api/show", `{"model":"qwen:7b"}`); status != 200 ||
+		!strings.Contains(body, `"model_info":{"general.architecture":"ollamatest","ollamatest.context_length":32768}`) {
+		t.Errorf("POST /api/show = %d %s, want the context length in model_info", status, body)
+	}
+	if status, body := get(t, srv, "/api/ps"); status != 200 || !strings.Contains(body, `"name":"qwen:7b"`) || !strings.Contains(body, `"context_length":4096`) {
+		t.Errorf("GET /api/ps = %d %s, want qwen:7b loaded with 4096", status, body)
+	}
+	srv.SetLoaded("qwen:7b", 0)
+	if status, body := get(t, srv, "/api/ps"); status != 200 || strings.TrimSpace(body) != `{"models":[]}` {
+		t.Errorf("GET /api/ps after unloading = %d %s, want an empty list", status, body)
+	}
+	status, body := get(t, srv, "/v1/models")
+	var list struct {
+		Object string `json:"object"`
+		Data   []struct {
+			ID     string `json:"id"`
+			Object string `json:"object"`
+		} `json:"data"`
+	}
+	if status != 200 || json.Unmarshal([]byte(body), &list) != nil || list.Object != "list" || len(list.Data) != 2 ||
+		list.Data[0].ID != "qwen:7b" || list.Data[1].Object != "model" {
+		t.Errorf("GET /v1/models = %d %s, want the OpenAI list of both models", status, body)
+	}
+
+	// Not Ollama: /api/* is 404 in OpenAI's error shape, /v1/* still works.
+	srv.SetOpenAIOnly(true)
+	for _, path := range []string{"/api/version", "/api/tags", "/api/ps"} {
+		if status, body := get(t, srv, path); status != 404 || !strings.Contains(body, `"type":"not_found_error"`) {
+			t.Errorf("GET %s on an OpenAI-only server = %d %s, want 404", path, status, body)
+		}
+	}
+	if status, _ := get(t, srv, "/v1/models"); status != 200 {
+		t.Errorf("GET /v1/models on an OpenAI-only server = %d, want 200", status)
+	}
+	if status, _, body := post(t, srv, "/v1/chat/completions", `{"model":"qwen:7b","messages":[]}`); status != 200 || !strings.Contains(body, `"content":"hi"`) {
+		t.Errorf("POST /v1/chat/completions on an OpenAI-only server = %d %s, want the turn", status, body)
+	}
+}
