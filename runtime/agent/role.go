@@ -308,9 +308,14 @@ func (r *run) markFromText(first int, fromText bool) {
 // reply without native tool calls is passed here with the tools offered to
 // the role, and the calls returned are executed exactly as native ones
 // (same ids, validation and budgets) and counted as text_tool_calls in the
-// model-call event. No text parser is wired in yet, so it returns none.
+// model-call event. The calls come without ids; the role loop gives them
+// its synthesised ones, as it does for native calls that lack one.
 func textToolCalls(content string, offered []model.Tool) []model.ToolCall {
-	return nil
+	names := make([]string, len(offered))
+	for i, t := range offered {
+		names[i] = t.Name
+	}
+	return model.TextToolCalls(content, names)
 }
 
 // finishReview ends a reviewer whose answer had no tool calls and returns
