@@ -7,12 +7,18 @@
 //
 // # How it sits on mcp-go
 //
-// mcp-go (github.com/mark3labs/mcp-go v1.2.1) owns the protocol objects: the
-// initialize result and capabilities, tools/list, tools/call dispatch to the
-// tool handlers, panic recovery and request logging all go through
-// [server.MCPServer.HandleMessage], unmodified. This package adds what
-// mcp-go's stdio transport gets wrong for flow and replaces that transport
-// with a small one of its own rather than forking the library:
+// mcp-go (github.com/mark3labs/mcp-go v1.2.1) owns the protocol objects it
+// is good at: the initialize result and capabilities, tools/list (built from
+// the registered [mcp.Tool] definitions) and ping go through
+// [server.MCPServer.HandleMessage], unmodified. tools/call does not: each
+// frame is parsed once, by this package (the envelope, then the call's
+// params, then the arguments against the advertised input schema, which
+// yields the decoded arguments), and the tool is called directly with them;
+// its result is written with flow's own encoder. Handing the call to mcp-go
+// would mean re-encoding the validated request so that mcp-go could parse
+// it again, only to reach the same handler, and a refused (busy) call would
+// take that round trip just to be rendered. What this package adds, in
+// place of mcp-go's stdio transport:
 //
 //   - framing: a line reader capped at 1 MiB per frame (mcp-go reads
 //     unbounded lines), which also handles a final line without a newline
@@ -29,6 +35,8 @@
 //     written synchronously by the caller of the progress callback, so none
 //     can follow the tool's result (mcp-go queues them on a separate
 //     goroutine);
+//   - panic recovery for the tools (a panicking tool is -32603 and the
+//     session goes on);
 //   - one writer: every line goes out through one mutex-guarded writer, and
 //     nothing is ever written to stderr (mcp-go's stdio logger writes there).
 //
@@ -46,11 +54,14 @@
 //
 // # Concurrency and cancellation
 //
-// The frame loop handles one frame at a time. flow_run and flow_check run on
-// their own goroutine and share one slot per [Server]: a second one while the
-// slot is taken gets an isError result with status "busy". ping, tools/list
-// and flow_status keep being answered while a run is in progress, and
-// notifications/cancelled naming the running call cancels its context.
+// The frame loop handles one frame at a time. flow_run and flow_check are
+// jobs of the runtime's one job system (runtime/job): the server starts
+// them and waits for them on their own goroutine, and when the runtime
+// refuses to start one (another job holds the workspace, in this process or
+// another) the call gets an isError result with status "busy" and the
+// runtime's sentence for it, at once. The server keeps no slot of its own.
+// ping, tools/list and flow_status keep being answered while a job is in
+// progress, and notifications/cancelled naming the running call cancels it.
 //
 // A cancelled call gets no response at all (the MCP specification says the
 // receiver SHOULD NOT respond): the runtime still returns its "cancelled"

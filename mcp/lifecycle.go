@@ -64,12 +64,12 @@ func (ss *session) initialize(m message) {
 		"capabilities":    caps,
 		"clientInfo":      info,
 	}
-	resp := ss.invoke(ss.base, nil, "initialize", params)
+	resp := ss.invoke("initialize", params)
 	if _, ok := resp.(mcp.JSONRPCResponse); ok {
 		ss.initOK = true
 		ss.log.Debug("initialized", "client", info.Name, "client_version", info.Version, "requested", requested)
 	}
-	ss.reply(m.id, nil, resp)
+	ss.reply(m.id, resp)
 }
 
 // clientInfo decodes {"name": string, "version": string}; other members are

@@ -140,13 +140,13 @@ func (ss *session) handle(frame []byte) {
 	}
 	switch {
 	case m.method == "ping":
-		ss.reply(m.id, nil, ss.invoke(ss.base, nil, "ping", nil))
+		ss.reply(m.id, ss.invoke("ping", nil))
 	case m.method == "initialize":
 		ss.initialize(m)
 	case !ss.ready:
 		_ = ss.out.error(m.id, errNotReady)
 	case m.method == "tools/list":
-		ss.reply(m.id, nil, ss.invoke(ss.base, nil, "tools/list", nil))
+		ss.reply(m.id, ss.invoke("tools/list", nil))
 	case m.method == "tools/call":
 		ss.callTool(m)
 	default:
@@ -190,9 +190,10 @@ func (ss *session) cancel(params json.RawMessage) {
 	}
 }
 
-// invoke hands one request to mcp-go under a fresh internal id and returns
-// mcp-go's response (a result or an error, never nil).
-func (ss *session) invoke(ctx context.Context, c *call, method string, params any) (resp mcp.JSONRPCMessage) {
+// invoke hands one request (initialize, ping, tools/list) to mcp-go under a
+// fresh internal id and returns mcp-go's response (a result or an error,
+// never nil).
+func (ss *session) invoke(method string, params any) (resp mcp.JSONRPCMessage) {
 	id := ss.seq.Add(1)
 	internal := mcp.NewJSONRPCError(mcp.NewRequestId(id), codeInternalError, "Internal error", nil)
 	req := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
@@ -209,25 +210,20 @@ func (ss *session) invoke(ctx context.Context, c *call, method string, params an
 			resp = internal
 		}
 	}()
-	resp = ss.srv.mcp.HandleMessage(withCall(ctx, c), msg)
+	resp = ss.srv.mcp.HandleMessage(ss.base, msg)
 	if resp == nil {
 		resp = internal
 	}
 	return resp
 }
 
-// reply writes mcp-go's response under the client's id. c is non-nil for
-// tools/call, whose results are re-encoded (see toolResultJSON).
-func (ss *session) reply(id json.RawMessage, c *call, resp mcp.JSONRPCMessage) {
+// reply writes mcp-go's response under the client's id.
+func (ss *session) reply(id json.RawMessage, resp mcp.JSONRPCMessage) {
 	var err error
 	switch r := resp.(type) {
 	case mcp.JSONRPCResponse:
 		var result json.RawMessage
-		if tr, ok := r.Result.(*mcp.CallToolResult); ok && c != nil {
-			result, err = toolResultJSON(tr)
-		} else {
-			result, err = marshal(r.Result)
-		}
+		result, err = marshal(r.Result)
 		if err == nil {
 			err = ss.out.result(id, result)
 			break

@@ -1,12 +1,10 @@
 package plugin
 
 import (
-	"context"
 	"fmt"
 	"runtime/debug"
 	"strings"
 
-	"flow/runtime/agent"
 	"flow/runtime/report"
 )
 
@@ -116,9 +114,8 @@ func (h *host) run(args []any) (any, error) {
 	if err != nil {
 		return map[string]any{"status": report.StatusError, "error": err.Error()}, nil
 	}
-	return h.start("run", func(ctx context.Context, emit func(agent.Event)) any {
-		return rt.Run(ctx, task, emit)
-	})
+	j, err := rt.StartRun(h.ctx, task, h.emitter("run"))
+	return h.started("run", j, err)
 }
 
 // check: flow_check(name|"") → {status:"started", token}.
@@ -131,9 +128,8 @@ func (h *host) check(args []any) (any, error) {
 	if err != nil {
 		return map[string]any{"status": report.StatusError, "error": err.Error()}, nil
 	}
-	return h.start("check", func(ctx context.Context, emit func(agent.Event)) any {
-		return rt.Check(ctx, name, emit)
-	})
+	j, err := rt.StartCheck(h.ctx, name, h.emitter("check"))
+	return h.started("check", j, err)
 }
 
 // status: flow_status() → the status report, at once.
@@ -142,18 +138,17 @@ func (h *host) status([]any) (any, error) {
 	if err != nil {
 		return map[string]any{"status": report.StatusError, "error": err.Error(), "workspace": h.root}, nil
 	}
-	h.mu.Lock()
-	busy := h.writer != 0
-	h.mu.Unlock()
-	st := rt.Status(h.ctx)
-	st.Busy = st.Busy || busy
-	return wire(st), nil
+	return wire(rt.Status(h.ctx)), nil
 }
 
 // stop: flow_stop() → {stopped: n}; the jobs end at their next safe point
 // and report cancelled.
 func (h *host) stop([]any) (any, error) {
-	return map[string]any{"stopped": h.stopAll()}, nil
+	n := 0
+	if rt := h.built(); rt != nil {
+		n = rt.CancelAll()
+	}
+	return map[string]any{"stopped": n}, nil
 }
 
 // undo: flow_undo(run_id|"") → {status:"started", token}.
@@ -166,7 +161,6 @@ func (h *host) undo(args []any) (any, error) {
 	if err != nil {
 		return map[string]any{"status": report.StatusError, "error": err.Error()}, nil
 	}
-	return h.start("undo", func(ctx context.Context, _ func(agent.Event)) any {
-		return rt.Undo(ctx, id)
-	})
+	j, err := rt.StartUndo(h.ctx, id)
+	return h.started("undo", j, err)
 }

@@ -15,23 +15,31 @@ import (
 
 	"flow/bufferfs"
 	"flow/runtime/agent"
-	"flow/runtime/journal"
+	"flow/runtime/job"
 	"flow/runtime/report"
 )
 
 // Runtime is what the `flow nvim` host needs from flow's runtime;
-// *agent.Service implements it. Tests use a small fake.
+// *agent.Service implements it. Runs, checks and undos are jobs of the
+// runtime's one job system: a Start method returns the job, or an error
+// matching [job.ErrBusy] while another job holds the workspace. The host
+// only translates: events and results become on_event pushes.
 type Runtime interface {
-	// Run runs one task, calling events for every progress event, and
-	// returns its report (status cancelled when ctx ends).
-	Run(ctx context.Context, task string, events func(agent.Event)) report.Run
-	// Check runs the named check, or every check when name is "", calling
-	// events for check_start and check_end.
-	Check(ctx context.Context, name string, events func(agent.Event)) report.CheckReport
+	// StartRun starts one task, calling events for every progress event
+	// (each tagged with the job's id); the result is a report.Run.
+	StartRun(ctx context.Context, task string, events func(agent.Event)) (*job.Job, error)
+	// StartCheck starts the named check, or every check when name is "",
+	// calling events for check_start and check_end.
+	StartCheck(ctx context.Context, name string, events func(agent.Event)) (*job.Job, error)
+	// StartUndo starts the undo of a run ("" = the workspace's last run).
+	StartUndo(ctx context.Context, runID string) (*job.Job, error)
+	// CancelAll cancels the job in progress and returns how many it
+	// cancelled.
+	CancelAll() int
+	// Wait waits until every job has returned or ctx ends.
+	Wait(ctx context.Context) bool
 	// Status returns the status report; it never contacts the model.
 	Status(ctx context.Context) report.Status
-	// Undo undoes a run ("" = the workspace's last run).
-	Undo(ctx context.Context, runID string) journal.UndoReport
 }
 
 // RuntimeEnv is what the host hands to [HostDeps.NewRuntime].
@@ -88,11 +96,7 @@ type host struct {
 	rt    Runtime
 	rtErr error
 
-	mu     sync.Mutex
-	token  int64
-	jobs   map[int64]context.CancelFunc
-	writer int64 // token of the running run, check or undo; 0 when none
-	wg     sync.WaitGroup
+	forwarders sync.WaitGroup // goroutines pushing a job's result
 
 	out *outbox
 }
@@ -110,7 +114,7 @@ func ServeHost(ctx context.Context, stdin io.Reader, stdout io.WriteCloser, deps
 	if deps.NewRuntime == nil {
 		return errors.New("flow nvim: no runtime constructor")
 	}
-	h := &host{deps: deps, log: deps.Logger, jobs: map[int64]context.CancelFunc{}}
+	h := &host{deps: deps, log: deps.Logger}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -175,11 +179,12 @@ func ServeHost(ctx context.Context, stdin io.Reader, stdout io.WriteCloser, deps
 	return err
 }
 
-// wait waits at most d for running jobs to finish.
+// wait waits at most d for running jobs to finish and their results to be
+// queued.
 func (h *host) wait(d time.Duration) {
 	done := make(chan struct{})
 	go func() {
-		h.wg.Wait()
+		h.forwarders.Wait()
 		close(done)
 	}()
 	select {
@@ -187,6 +192,13 @@ func (h *host) wait(d time.Duration) {
 	case <-time.After(d):
 		h.log.Warn("jobs still running at exit")
 	}
+}
+
+// built returns the runtime when it has been built, else nil.
+func (h *host) built() Runtime {
+	h.rtMu.Lock()
+	defer h.rtMu.Unlock()
+	return h.rt
 }
 
 // runtime returns the runtime, building it on first use.
@@ -202,61 +214,34 @@ func (h *host) runtime() (Runtime, error) {
 	return h.rt, h.rtErr
 }
 
-// start runs fn as job op in a goroutine and returns its token; only one
-// writing job (run, check, undo) runs at a time.
-func (h *host) start(op string, fn func(ctx context.Context, emit func(agent.Event)) any) (map[string]any, error) {
-	h.mu.Lock()
-	if h.writer != 0 {
-		busy := h.writer
-		h.mu.Unlock()
-		return map[string]any{
-			"status": report.StatusBusy,
-			"error":  fmt.Sprintf("flow is busy with job %d; wait for it or :FlowStop", busy),
-		}, nil
+// emitter returns the event sink of a job of kind op: each event becomes
+// an on_event push tagged with its job's id.
+func (h *host) emitter(op string) func(agent.Event) {
+	return func(e agent.Event) {
+		token := e.Job
+		e.Report, e.Verification = nil, nil
+		h.out.push(map[string]any{"token": token, "op": op, "kind": "event", "text": e.String(), "event": wire(e)})
 	}
-	h.token++
-	token := h.token
-	ctx, cancel := context.WithCancel(h.ctx)
-	h.jobs[token] = cancel
-	h.writer = token
-	h.wg.Add(1)
-	h.mu.Unlock()
-
-	go func() {
-		defer h.wg.Done()
-		defer cancel()
-		var result any
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					h.log.Error("job panicked", "op", op, "panic", fmt.Sprint(r))
-					result = map[string]any{"status": report.StatusError, "error": fmt.Sprintf("internal error in %s: %v", op, r)}
-				}
-			}()
-			result = fn(ctx, func(e agent.Event) {
-				e.Report, e.Verification = nil, nil
-				h.out.push(map[string]any{"token": token, "op": op, "kind": "event", "text": e.String(), "event": wire(e)})
-			})
-		}()
-		h.mu.Lock()
-		delete(h.jobs, token)
-		if h.writer == token {
-			h.writer = 0
-		}
-		h.mu.Unlock()
-		h.out.push(map[string]any{"token": token, "op": op, "kind": "done", "result": wire(result)})
-	}()
-	return map[string]any{"status": "started", "token": token}, nil
 }
 
-// stopAll cancels every running job and returns how many there were.
-func (h *host) stopAll() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, cancel := range h.jobs {
-		cancel()
+// started answers a job request: {status:"started", token} and, once the
+// job has returned, a "done" push with its result; or, when the job could
+// not start, {status:"busy"|"error", error}.
+func (h *host) started(op string, j *job.Job, err error) (map[string]any, error) {
+	if err != nil {
+		status := report.StatusError
+		if errors.Is(err, job.ErrBusy) {
+			status = report.StatusBusy
+		}
+		return map[string]any{"status": status, "error": err.Error()}, nil
 	}
-	return len(h.jobs)
+	h.forwarders.Add(1)
+	go func() {
+		defer h.forwarders.Done()
+		result, _ := j.Result()
+		h.out.push(map[string]any{"token": j.ID, "op": op, "kind": "done", "result": wire(result)})
+	}()
+	return map[string]any{"status": "started", "token": j.ID}, nil
 }
 
 // sameRoot reports whether dir names the host's workspace root.

@@ -9,6 +9,7 @@ import (
 	flowmcp "flow/mcp"
 	"flow/plugin"
 	"flow/runtime/agent"
+	"flow/runtime/job"
 	"flow/runtime/report"
 )
 
@@ -95,16 +96,16 @@ type serviceRuntime struct{ svc *agent.Service }
 
 var _ flowmcp.Runtime = serviceRuntime{}
 
-func (r serviceRuntime) Run(ctx context.Context, task string, progress func(string)) report.Run {
-	return r.svc.Run(ctx, task, func(ev agent.Event) {
+func (r serviceRuntime) StartRun(ctx context.Context, task string, progress func(string)) (*job.Job, error) {
+	return r.svc.StartRun(ctx, task, func(ev agent.Event) {
 		if s := ev.String(); s != "" {
 			progress(s)
 		}
 	})
 }
 
-func (r serviceRuntime) Check(ctx context.Context, name string) report.CheckReport {
-	return r.svc.Check(ctx, name, nil)
+func (r serviceRuntime) StartCheck(ctx context.Context, name string) (*job.Job, error) {
+	return r.svc.StartCheck(ctx, name, nil)
 }
 
 func (r serviceRuntime) Status(ctx context.Context) report.Status {

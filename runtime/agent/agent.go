@@ -40,22 +40,22 @@ type Deps struct {
 	// FS is the workspace file system. Required: it serves the file tools
 	// and the fingerprints of changed files.
 	FS bufferfs.FS
-	// Checks runs the named checks, for the flow_check tool and for host
-	// verification (all checks). nil means no checks can run.
-	Checks tools.CheckRunner
+	// Checks builds a run's check runner, for the flow_check tool and for
+	// host verification (all checks), calling events around each check so
+	// that every check of the run is visible. nil means no checks can run.
+	Checks func(events CheckEvents) tools.CheckRunner
 	// BeforeWrite is called before every write (the journal for undo).
 	BeforeWrite tools.WriteHook
-	// Tools, when non-nil, replaces the registry built from FS, Checks and
-	// BeforeWrite for each run (for example one that adds editor tools).
-	Tools Toolbox
+	// Tools, when non-nil, builds a run's toolbox from the run's tool
+	// options (for example one that adds editor tools); nil means the
+	// registry of FS.
+	Tools func(opts tools.Options) Toolbox
 	// Editor gathers editor evidence for coverage; nil without an editor.
 	Editor verify.EditorEvidence
 	// EditorState, when set (an editor is attached), is probed after the
 	// checks and after review: unsaved buffers or a change in the observed
 	// editor snapshot make the verification stale (SPEC §8 item 5, §12.4).
 	EditorState verify.EditorState
-	// Events receives progress events, synchronously; nil drops them.
-	Events func(Event)
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 	// RunID, when non-empty, is the id of the next run (the journal names
@@ -63,18 +63,20 @@ type Deps struct {
 	RunID string
 }
 
+// CheckEvents are the hooks a run's check runner calls around each check.
+type CheckEvents struct {
+	OnStart func(c config.Check)
+	OnEnd   func(r report.CheckResult)
+}
+
 // Agent runs tasks in one workspace. Its configuration is a snapshot taken
 // by [New]; later changes to the caller's Config have no effect. Runs should
-// not overlap (the caller holds the workspace lock), but the check hooks may
-// be called from any goroutine.
+// not overlap (the caller holds the workspace lock). An Agent holds no state
+// between runs: everything a run needs, its event sink included, is given
+// to [Agent.Run].
 type Agent struct {
 	cfg  config.Config
 	deps Deps
-
-	emitMu sync.Mutex // serialises Events calls
-
-	mu      sync.Mutex
-	current *run // the run in progress, for check hooks
 }
 
 // New returns an Agent for cfg (a nil cfg means [config.Default]).
@@ -113,83 +115,62 @@ func New(cfg *config.Config, deps Deps) *Agent {
 	return &Agent{cfg: c, deps: deps}
 }
 
-// OnCheckStart emits a check_start event; wire it to the check runner's
-// OnStart hook so that checks run by flow_check and by host verification
-// are visible.
-func (a *Agent) OnCheckStart(c config.Check) {
-	a.emit(Event{Kind: EventCheckStart, RunID: a.currentRunID(), Role: a.currentPhase(), Check: c.Name})
-}
-
-// OnCheckEnd emits a check_end event; wire it to the check runner's OnEnd
-// hook.
-func (a *Agent) OnCheckEnd(r report.CheckResult) {
-	a.emit(Event{
-		Kind: EventCheckEnd, RunID: a.currentRunID(), Role: a.currentPhase(), Check: r.Name,
-		Status: r.Status, Error: r.Error, DurationMS: r.DurationMS,
-	})
-}
-
-// emit stamps e and hands it to the event sink.
-func (a *Agent) emit(e Event) {
-	if a.deps.Events == nil {
-		return
-	}
-	if e.Time.IsZero() {
-		e.Time = a.deps.Now()
-	}
-	a.emitMu.Lock()
-	defer a.emitMu.Unlock()
-	a.deps.Events(e)
-}
-
-func (a *Agent) currentRunID() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.current == nil {
-		return ""
-	}
-	return a.current.rep.RunID
-}
-
-func (a *Agent) currentPhase() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.current == nil {
-		return ""
-	}
-	return a.current.phase
-}
-
 // run is the state of one run.
 type run struct {
 	a       *Agent
 	cfg     *config.Config
 	tools   Toolbox
+	checks  tools.CheckRunner // nil when no checks can run
 	rep     *report.Run
 	changed map[string]bool
 	plan    string // the planner's final answer
 	invoked int    // role invocations so far (the k of synthesised call ids)
-	phase   string // guarded by a.mu
+	events  func(Event)
+
+	mu    sync.Mutex // guards phase and serialises events
+	phase string
 }
 
 // setPhase records what the run is doing, for check events.
 func (r *run) setPhase(p string) {
-	r.a.mu.Lock()
+	r.mu.Lock()
 	r.phase = p
-	r.a.mu.Unlock()
+	r.mu.Unlock()
 }
 
-// emit sends a run event.
+// emit stamps a run event and hands it to the run's sink.
 func (r *run) emit(e Event) {
+	if r.events == nil {
+		return
+	}
 	e.RunID = r.rep.RunID
-	r.a.emit(e)
+	if e.Time.IsZero() {
+		e.Time = r.a.deps.Now()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e.Role == "" && (e.Kind == EventCheckStart || e.Kind == EventCheckEnd) {
+		e.Role = r.phase
+	}
+	r.events(e)
 }
 
-// Run runs task and returns its report. It never panics: an internal failure
+// checkEvents are the hooks of the run's check runner.
+func (r *run) checkEvents() CheckEvents {
+	return CheckEvents{
+		OnStart: func(c config.Check) { r.emit(Event{Kind: EventCheckStart, Check: c.Name}) },
+		OnEnd: func(res report.CheckResult) {
+			r.emit(Event{Kind: EventCheckEnd, Check: res.Name, Status: res.Status, Error: res.Error, DurationMS: res.DurationMS})
+		},
+	}
+}
+
+// Run runs task and returns its report; events, when non-nil, receives the
+// run's progress events synchronously. It never panics: an internal failure
 // becomes an "error" report. Cancelling ctx stops the run at the next safe
 // point (model calls and checks get ctx and abort) with status "cancelled";
 // edits already written stay and are listed in changed_files.
-func (a *Agent) Run(ctx context.Context, task string) (out report.Run) {
+func (a *Agent) Run(ctx context.Context, task string, events func(Event)) (out report.Run) {
 	start := a.deps.Now()
 	rep := &report.Run{
 		Status:              report.StatusUnverified,
@@ -206,10 +187,7 @@ func (a *Agent) Run(ctx context.Context, task string) (out report.Run) {
 	if rep.Workspace == "" && a.deps.FS != nil {
 		rep.Workspace = a.deps.FS.Root()
 	}
-	r := &run{a: a, cfg: &a.cfg, rep: rep, changed: map[string]bool{}}
-	a.mu.Lock()
-	a.current = r
-	a.mu.Unlock()
+	r := &run{a: a, cfg: &a.cfg, rep: rep, changed: map[string]bool{}, events: events}
 
 	defer func() {
 		if p := recover(); p != nil {
@@ -220,12 +198,9 @@ func (a *Agent) Run(ctx context.Context, task string) (out report.Run) {
 		}
 		rep.ChangedFiles = r.changedList()
 		rep.DurationMS = a.deps.Now().Sub(start).Milliseconds()
-		a.mu.Lock()
-		a.current = nil
-		a.mu.Unlock()
 		out = *rep
 		final := out
-		a.emit(Event{Kind: EventRunEnd, RunID: rep.RunID, Status: rep.Status, Error: rep.Error, DurationMS: rep.DurationMS, Report: &final})
+		r.emit(Event{Kind: EventRunEnd, Status: rep.Status, Error: rep.Error, DurationMS: rep.DurationMS, Report: &final})
 	}()
 
 	r.emit(Event{Kind: EventRunStart, Message: task})
@@ -257,9 +232,14 @@ func (r *run) setup(ctx context.Context) error {
 	if err := d.FS.CheckRoot(ctx); err != nil {
 		return fmt.Errorf("workspace: %w", err)
 	}
-	r.tools = d.Tools
-	if r.tools == nil {
-		r.tools = tools.New(d.FS, tools.Options{Trusted: r.cfg.Trusted, Checks: d.Checks, BeforeWrite: d.BeforeWrite})
+	if d.Checks != nil {
+		r.checks = d.Checks(r.checkEvents())
+	}
+	opts := tools.Options{Trusted: r.cfg.Trusted, Checks: r.checks, BeforeWrite: d.BeforeWrite}
+	if d.Tools != nil {
+		r.tools = d.Tools(opts)
+	} else {
+		r.tools = tools.New(d.FS, opts)
 	}
 	return nil
 }

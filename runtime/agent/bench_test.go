@@ -69,7 +69,7 @@ func BenchmarkRunToolCalls(b *testing.B) {
 		b.ResetTimer()
 		for b.Loop() {
 			be.steps = append(be.steps[:0], steps...)
-			rep := a.Run(b.Context(), "benchmark")
+			rep := a.Run(b.Context(), "benchmark", nil)
 			if rep.ToolCalls != benchCalls || rep.Status != report.StatusUnverified || rep.Roles[0].ToolErrors != 0 {
 				b.Fatalf("Run() = %s, %d tool calls, %d tool errors (%q); want %d clean calls", rep.Status, rep.ToolCalls, rep.Roles[0].ToolErrors, rep.Roles[0].Error, benchCalls)
 			}

@@ -111,14 +111,14 @@ func (r *run) cycle(ctx context.Context, coderCtx any) cycleOutcome {
 
 // runChecks runs every configured check for host verification.
 func (r *run) runChecks(ctx context.Context) report.CheckReport {
-	if r.a.deps.Checks == nil {
+	if r.checks == nil {
 		return report.CheckReport{
 			Status: report.StatusUnverified,
 			Checks: []report.CheckResult{},
 			Reason: "No named checks can run: no check runner is configured",
 		}
 	}
-	return r.a.deps.Checks.Run(ctx, "")
+	return r.checks.Run(ctx, "")
 }
 
 // record stores v as the cycle's history entry idx and as the report's

@@ -39,6 +39,9 @@ type Event struct {
 	Time time.Time `json:"time"`
 	// RunID identifies the run the event belongs to.
 	RunID string `json:"run_id,omitempty"`
+	// Job is the id of the job (see [Service.StartRun]) the event belongs
+	// to; it is for the front end's routing and is not part of the JSON.
+	Job int64 `json:"-"`
 	// Role is the role (planner, coder, reviewer) or "verification".
 	Role string `json:"role,omitempty"`
 	// Turn is the 1-based model turn within the role invocation.

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"flow/bufferfs"
 	"flow/runtime/check"
 	"flow/runtime/config"
+	"flow/runtime/job"
 	"flow/runtime/journal"
 	"flow/runtime/model"
 	"flow/runtime/report"
@@ -59,14 +59,17 @@ type ServiceOptions struct {
 
 // Service is the runtime every front end shares (CLI, MCP server, Neovim
 // host, TUI): runs, checks, status, undo and model selection over one
-// workspace, with the single-writer rule inside the process and the journal's
-// lock across processes.
+// workspace. Runs, checks and undos are jobs of one [job.Gate]: one at a
+// time in the process, under the journal's lock across processes. Each
+// front end starts them (StartRun, StartCheck, StartUndo), gets a
+// [*job.Job] or a [*job.BusyError], and only translates the events and the
+// result for its user.
 type Service struct {
 	opts ServiceOptions
+	gate job.Gate
 
 	mu   sync.Mutex
 	cfg  config.Config
-	busy string // what holds the writer slot ("run", "check", "undo"), or ""
 	last *report.Run
 }
 
@@ -76,7 +79,11 @@ func NewService(cfg *config.Config, opts ServiceOptions) *Service {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Service{opts: opts, cfg: *cfg}
+	s := &Service{opts: opts, cfg: *cfg}
+	if opts.Store != nil {
+		s.gate.Lock = s.lockWorkspace
+	}
+	return s
 }
 
 // Config returns a copy of the current configuration.
@@ -86,88 +93,89 @@ func (s *Service) Config() config.Config {
 	return s.cfg
 }
 
-// acquire takes the in-process writer slot and the workspace lock. The
-// returned release must be called when the work is done.
-func (s *Service) acquire(what string) (release func(), err error) {
-	s.mu.Lock()
-	if s.busy != "" {
-		holder := s.busy
-		s.mu.Unlock()
-		return nil, fmt.Errorf("busy: a %s is already in progress in this flow process", holder)
-	}
-	s.busy = what
-	s.mu.Unlock()
-	free := func() {
-		s.mu.Lock()
-		s.busy = ""
-		s.mu.Unlock()
-	}
-	if s.opts.Store == nil {
-		return free, nil
-	}
+// lockWorkspace takes the journal's cross-process lock for a job; another
+// process holding it is a [*job.BusyError] naming its pid.
+func (s *Service) lockWorkspace() (func(), error) {
 	lock, err := s.opts.Store.Lock()
 	if err != nil {
-		free()
+		var held *journal.BusyError
+		if errors.As(err, &held) {
+			return nil, &job.BusyError{PID: held.PID, Err: err}
+		}
 		return nil, err
 	}
-	return func() {
-		_ = lock.Unlock()
-		free()
-	}, nil
+	return func() { _ = lock.Unlock() }, nil
 }
 
-// busyStatus maps an acquire error to a report status.
-func busyStatus(err error) string {
-	if errors.Is(err, journal.ErrBusy) || strings.HasPrefix(err.Error(), "busy:") {
+// failure is the status of a job that could not start: busy, or error.
+func failure(err error) string {
+	if errors.Is(err, job.ErrBusy) {
 		return report.StatusBusy
 	}
 	return report.StatusError
 }
 
+// CancelAll cancels the job in progress, if any (:FlowStop, shutdown), and
+// returns how many it cancelled; their reports say "cancelled".
+func (s *Service) CancelAll() int { return s.gate.CancelAll() }
+
+// Wait waits until every job has returned or ctx ends, and reports whether
+// they all returned.
+func (s *Service) Wait(ctx context.Context) bool { return s.gate.Wait(ctx) }
+
 // checkRunner builds the named-check runner for the current configuration.
-func (s *Service) checkRunner(cfg *config.Config) *check.Runner {
-	return &check.Runner{Root: cfg.Workspace, Trusted: cfg.Trusted, Checks: cfg.Checks, Fresh: s.opts.FS.CheckRoot}
+func (s *Service) checkRunner(cfg *config.Config, ev CheckEvents) *check.Runner {
+	return &check.Runner{Root: cfg.Workspace, Trusted: cfg.Trusted, Checks: cfg.Checks, Fresh: s.opts.FS.CheckRoot,
+		OnStart: ev.OnStart, OnEnd: ev.OnEnd}
 }
 
-// Run runs task and returns its report. events, when non-nil, receives the
-// run's progress events synchronously.
-func (s *Service) Run(ctx context.Context, task string, events func(Event)) report.Run {
-	cfg := s.Config()
-	release, err := s.acquire("run")
-	if err != nil {
-		return report.Run{Status: busyStatus(err), Task: task, Workspace: cfg.Workspace, Error: err.Error(),
-			Roles: []report.Role{}, Events: []report.ToolEvent{}, ChangedFiles: []string{}, Checks: []report.CheckResult{},
-			VerificationHistory: []report.Verification{}}
-	}
-	defer release()
+// StartRun starts task as a job; events, when non-nil, receives the run's
+// progress events synchronously, from the job's goroutine. The job's result
+// is a [report.Run].
+func (s *Service) StartRun(ctx context.Context, task string, events func(Event)) (*job.Job, error) {
+	return s.gate.Start(ctx, job.KindRun, func(ctx context.Context, j *job.Job) (any, string) {
+		rep := s.run(ctx, task, tagged(j, events))
+		return rep, rep.Status
+	})
+}
 
-	runID := journal.NewRunID(s.opts.Now())
+// Run runs task and returns its report: [Service.StartRun], waited for; a
+// job that cannot start is a "busy" or "error" report.
+func (s *Service) Run(ctx context.Context, task string, events func(Event)) report.Run {
+	j, err := s.StartRun(ctx, task, events)
+	if err != nil {
+		cfg := s.Config()
+		return report.Run{Status: failure(err), Task: task, Workspace: cfg.Workspace, Error: err.Error()}.Normalize()
+	}
+	rep, _ := j.Result()
+	return rep.(report.Run)
+}
+
+// run runs task inside its job.
+func (s *Service) run(ctx context.Context, task string, events func(Event)) report.Run {
+	cfg := s.Config()
+	runID := report.NewRunID(s.opts.Now())
 	var jr *journal.Run
 	// Every run is recorded, read-only ones too: its report becomes the
 	// workspace's history, and undo of a run that wrote nothing says so.
 	if s.opts.Store != nil {
+		var err error
 		if jr, err = s.opts.Store.Begin(runID, task); err != nil {
 			return report.Run{Status: report.StatusError, Task: task, RunID: runID, Workspace: cfg.Workspace,
-				Error: fmt.Sprintf("cannot start the write journal (undo): %v", err),
-				Roles: []report.Role{}, Events: []report.ToolEvent{}, ChangedFiles: []string{}, Checks: []report.CheckResult{},
-				VerificationHistory: []report.Verification{}}
+				Error: fmt.Sprintf("cannot start the write journal (undo): %v", err)}.Normalize()
 		}
 		defer jr.Close()
 	}
-	runner := s.checkRunner(&cfg)
 	deps := Deps{
-		Backend: s.opts.Backend, FS: s.opts.FS, Checks: s.editorChecks(runner), Events: events,
+		Backend: s.opts.Backend, FS: s.opts.FS,
+		Checks: func(ev CheckEvents) tools.CheckRunner { return s.editorChecks(s.checkRunner(&cfg, ev)) },
 		Editor: s.opts.EditorEvidence, EditorState: s.opts.EditorState, Now: s.opts.Now, RunID: runID,
+		Tools: s.opts.Tools,
 	}
 	if jr != nil {
 		deps.BeforeWrite = jr.BeforeWrite
 	}
-	if s.opts.Tools != nil {
-		deps.Tools = s.opts.Tools(tools.Options{Trusted: cfg.Trusted, Checks: deps.Checks, BeforeWrite: deps.BeforeWrite})
-	}
-	ag := New(&cfg, deps)
-	runner.OnStart, runner.OnEnd = ag.OnCheckStart, ag.OnCheckEnd
-	rep := ag.Run(ctx, task)
+	rep := New(&cfg, deps).Run(ctx, task, events)
 	if jr != nil {
 		if err := jr.Finish(rep); err != nil && rep.Error == "" {
 			rep.Error = fmt.Sprintf("report not stored in the journal: %v", err)
@@ -179,25 +187,50 @@ func (s *Service) Run(ctx context.Context, task string, events func(Event)) repo
 	return rep
 }
 
-// Check runs the named checks (all when name is ""); events, when non-nil,
-// receives check_start and check_end events.
-func (s *Service) Check(ctx context.Context, name string, events func(Event)) report.CheckReport {
+// StartCheck starts the named checks (all when name is "") as a job;
+// events, when non-nil, receives check_start and check_end events. The
+// job's result is a [report.CheckReport].
+func (s *Service) StartCheck(ctx context.Context, name string, events func(Event)) (*job.Job, error) {
 	cfg := s.Config()
-	release, err := s.acquire("check")
-	if err != nil {
-		return report.CheckReport{Status: busyStatus(err), Checks: []report.CheckResult{}, Error: err.Error(), Reason: err.Error()}
+	return s.gate.Start(ctx, job.KindCheck, func(ctx context.Context, j *job.Job) (any, string) {
+		rep := s.editorChecks(s.checkRunner(&cfg, s.checkEvents(tagged(j, events)))).Run(ctx, name)
+		return rep, rep.Status
+	})
+}
+
+// tagged returns events with every event tagged with j's id.
+func tagged(j *job.Job, events func(Event)) func(Event) {
+	if events == nil {
+		return nil
 	}
-	defer release()
-	runner := s.checkRunner(&cfg)
+	return func(e Event) {
+		e.Job = j.ID
+		events(e)
+	}
+}
+
+// checkEvents turns check hooks into check_start and check_end events.
+func (s *Service) checkEvents(events func(Event)) CheckEvents {
+	var ev CheckEvents
 	if events != nil {
-		runner.OnStart = func(c config.Check) {
+		ev.OnStart = func(c config.Check) {
 			events(Event{Kind: EventCheckStart, Time: s.opts.Now(), Check: c.Name})
 		}
-		runner.OnEnd = func(r report.CheckResult) {
+		ev.OnEnd = func(r report.CheckResult) {
 			events(Event{Kind: EventCheckEnd, Time: s.opts.Now(), Check: r.Name, Status: r.Status, Error: r.Error, DurationMS: r.DurationMS})
 		}
 	}
-	return s.editorChecks(runner).Run(ctx, name)
+	return ev
+}
+
+// Check runs the named checks: [Service.StartCheck], waited for.
+func (s *Service) Check(ctx context.Context, name string, events func(Event)) report.CheckReport {
+	j, err := s.StartCheck(ctx, name, events)
+	if err != nil {
+		return report.CheckReport{Status: failure(err), Error: err.Error(), Reason: err.Error()}.Normalize()
+	}
+	rep, _ := j.Result()
+	return rep.(report.CheckReport)
 }
 
 // editorChecks wraps runner with the editor rules of SPEC §9 when an editor
@@ -209,23 +242,37 @@ func (s *Service) editorChecks(runner *check.Runner) tools.CheckRunner {
 	return &verify.EditorChecks{Checks: runner, Editor: s.opts.EditorState}
 }
 
-// Undo undoes run runID (the workspace's last run when "").
-func (s *Service) Undo(ctx context.Context, runID string) journal.UndoReport {
-	cfg := s.Config()
+// ErrUndoUnavailable is returned by [Service.StartUndo] without a write
+// journal.
+var ErrUndoUnavailable = errors.New("undo is unavailable until the journal exists")
+
+// StartUndo starts the undo of run runID (the workspace's last run when "")
+// as a job. Its result is a [report.Undo]. Without a journal it returns
+// [ErrUndoUnavailable].
+func (s *Service) StartUndo(ctx context.Context, runID string) (*job.Job, error) {
 	if s.opts.Store == nil {
-		return journal.UndoReport{Status: report.StatusUnavailable, Workspace: cfg.Workspace,
-			Restored: []string{}, Removed: []string{}, Unchanged: []string{}, Conflicts: []journal.Conflict{},
-			Error: "undo is unavailable: the write journal could not be opened"}
+		return nil, ErrUndoUnavailable
 	}
-	release, err := s.acquire("undo")
+	return s.gate.Start(ctx, job.KindUndo, func(ctx context.Context, _ *job.Job) (any, string) {
+		rep, _ := s.opts.Store.Undo(ctx, s.opts.FS, runID)
+		return rep, rep.Status
+	})
+}
+
+// Undo undoes run runID: [Service.StartUndo], waited for.
+func (s *Service) Undo(ctx context.Context, runID string) report.Undo {
+	j, err := s.StartUndo(ctx, runID)
+	if errors.Is(err, ErrUndoUnavailable) {
+		cfg := s.Config()
+		return report.Undo{Status: report.StatusUnavailable, Workspace: cfg.Workspace,
+			Error: "undo is unavailable: the write journal could not be opened"}.Normalize()
+	}
 	if err != nil {
-		return journal.UndoReport{Status: busyStatus(err), Workspace: cfg.Workspace, RunID: runID,
-			Restored: []string{}, Removed: []string{}, Unchanged: []string{}, Conflicts: []journal.Conflict{},
-			Error: err.Error()}
+		cfg := s.Config()
+		return report.Undo{Status: failure(err), Workspace: cfg.Workspace, RunID: runID, Error: err.Error()}.Normalize()
 	}
-	defer release()
-	rep, _ := s.opts.Store.Undo(ctx, s.opts.FS, runID)
-	return rep
+	rep, _ := j.Result()
+	return rep.(report.Undo)
 }
 
 // Status reports the configuration, the workspace's state and its last run.
@@ -248,7 +295,7 @@ func (s *Service) Status(ctx context.Context) report.Status {
 		cancel()
 	}
 	s.mu.Lock()
-	st.Busy = s.busy != ""
+	st.Busy = s.gate.Current() != nil
 	last := s.last
 	s.mu.Unlock()
 	if s.opts.Store != nil {
@@ -333,18 +380,27 @@ func (s *Service) Models(ctx context.Context) ([]model.ModelInfo, error) {
 	return s.opts.Catalog.ListModels(ctx)
 }
 
-// SetModel makes every role use name.
-func (s *Service) SetModel(name string) {
+// SetModel makes every role use name. It is refused with the busy error
+// while a job is in progress (the job keeps the model it started with).
+func (s *Service) SetModel(name string) error {
+	if err := s.gate.Busy(); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cfg.Ollama.Model = name
 	s.cfg.Models = config.Models{}
+	return nil
 }
+
+// Busy returns the busy error while a job of this process is in progress,
+// else nil.
+func (s *Service) Busy() error { return s.gate.Busy() }
 
 // ToolNames lists the tools the coder is offered.
 func (s *Service) ToolNames() []string {
 	cfg := s.Config()
-	reg := tools.New(s.opts.FS, tools.Options{Trusted: cfg.Trusted, Checks: s.checkRunner(&cfg)})
+	reg := tools.New(s.opts.FS, tools.Options{Trusted: cfg.Trusted, Checks: s.checkRunner(&cfg, CheckEvents{})})
 	var names []string
 	for _, t := range reg.Schemas(config.RoleCoder) {
 		names = append(names, t.Name)

@@ -119,12 +119,13 @@ type Status struct {
 }
 
 // Marshal encodes v as compact UTF-8 JSON without HTML escaping and without a
-// trailing newline. Every report flow prints goes through it.
+// trailing newline, a report normalised first (see [Run.Normalize]). Every
+// report flow prints or sends goes through it.
 func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := enc.Encode(normalized(v)); err != nil {
 		return nil, err
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil

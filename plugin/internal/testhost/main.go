@@ -23,7 +23,7 @@ import (
 	"flow/bufferfs"
 	"flow/plugin"
 	"flow/runtime/agent"
-	"flow/runtime/journal"
+	"flow/runtime/job"
 	"flow/runtime/report"
 )
 
@@ -96,13 +96,50 @@ func serve(workspace string, trusted bool) int {
 }
 
 // fake is a Runtime that does what its task says through the FS it got.
+// Its jobs run under the runtime's real job system (job.Gate), so busy,
+// cancel-all and job ids behave as in flow.
 type fake struct {
 	env  plugin.RuntimeEnv
+	gate job.Gate
 	mu   sync.Mutex
 	last *report.Run
 }
 
-func (f *fake) Run(ctx context.Context, task string, events func(agent.Event)) report.Run {
+var _ plugin.Runtime = (*fake)(nil)
+
+// tag stamps every event with the job's id, as the runtime does.
+func tag(j *job.Job, events func(agent.Event)) func(agent.Event) {
+	return func(e agent.Event) {
+		e.Job = j.ID
+		events(e)
+	}
+}
+
+func (f *fake) StartRun(ctx context.Context, task string, events func(agent.Event)) (*job.Job, error) {
+	return f.gate.Start(ctx, job.KindRun, func(ctx context.Context, j *job.Job) (any, string) {
+		rep := f.run(ctx, task, tag(j, events))
+		return rep, rep.Status
+	})
+}
+
+func (f *fake) StartCheck(ctx context.Context, name string, events func(agent.Event)) (*job.Job, error) {
+	return f.gate.Start(ctx, job.KindCheck, func(ctx context.Context, j *job.Job) (any, string) {
+		rep := f.check(ctx, name, tag(j, events))
+		return rep, rep.Status
+	})
+}
+
+func (f *fake) StartUndo(ctx context.Context, runID string) (*job.Job, error) {
+	return f.gate.Start(ctx, job.KindUndo, func(context.Context, *job.Job) (any, string) {
+		rep := report.Undo{Status: report.StatusOK, RunID: runID, Workspace: f.env.Root}
+		return rep, rep.Status
+	})
+}
+
+func (f *fake) CancelAll() int                { return f.gate.CancelAll() }
+func (f *fake) Wait(ctx context.Context) bool { return f.gate.Wait(ctx) }
+
+func (f *fake) run(ctx context.Context, task string, events func(agent.Event)) report.Run {
 	start := time.Now()
 	rep := report.Run{
 		Status: report.StatusOK, Task: task, RunID: fmt.Sprintf("run-%d", start.UnixNano()),
@@ -144,7 +181,7 @@ func isNotFound(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "no such file") || errors.Is(err, bufferfs.ErrNotFound))
 }
 
-func (f *fake) Check(_ context.Context, name string, events func(agent.Event)) report.CheckReport {
+func (f *fake) check(_ context.Context, name string, events func(agent.Event)) report.CheckReport {
 	if name == "" {
 		name = "tests"
 	}
@@ -169,11 +206,6 @@ func (f *fake) Status(ctx context.Context) report.Status {
 			{Name: "tests", Required: true, Kind: "test", Filetypes: []string{"*"}},
 			{Name: "lint", Required: true, Kind: "lint", Filetypes: []string{"go"}},
 		},
-		Editor: f.env.Editor.Status(ctx), Warnings: []string{}, LastReport: last,
+		Editor: f.env.Editor.Status(ctx), Warnings: []string{}, LastReport: last, Busy: f.gate.Current() != nil,
 	}
-}
-
-func (f *fake) Undo(_ context.Context, runID string) journal.UndoReport {
-	return journal.UndoReport{Status: report.StatusOK, RunID: runID, Workspace: f.env.Root,
-		Restored: []string{}, Removed: []string{}, Unchanged: []string{}, Conflicts: []journal.Conflict{}}
 }
