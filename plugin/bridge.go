@@ -337,7 +337,7 @@ func (b *Bridge) Call(ctx context.Context, tool string, args map[string]any) (ma
 // Status describes the bridge for a status report: ok with the advertised
 // tools, or unavailable with the reason.
 func (b *Bridge) Status(ctx context.Context) report.Editor {
-	ed := report.Editor{Status: report.StatusUnavailable, Tools: []string{}}
+	ed := report.Editor{Status: report.StatusUnavailable}
 	tools := b.Tools(ctx)
 	c, err := b.Context(ctx)
 	switch {

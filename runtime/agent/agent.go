@@ -8,8 +8,6 @@ package agent
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -172,18 +170,14 @@ func (r *run) checkEvents() CheckEvents {
 // edits already written stay and are listed in changed_files.
 func (a *Agent) Run(ctx context.Context, task string, events func(Event)) (out report.Run) {
 	start := a.deps.Now()
-	rep := &report.Run{
-		Status:              report.StatusUnverified,
-		Task:                task,
-		RunID:               a.runID(start),
-		Workspace:           a.cfg.Workspace,
-		StartedAt:           start.UTC().Format(time.RFC3339),
-		Roles:               []report.Role{},
-		Events:              []report.ToolEvent{},
-		ChangedFiles:        []string{},
-		Checks:              []report.CheckResult{},
-		VerificationHistory: []report.Verification{},
-	}
+	initial := report.Run{
+		Status:    report.StatusUnverified,
+		Task:      task,
+		RunID:     a.runID(start),
+		Workspace: a.cfg.Workspace,
+		StartedAt: start.UTC().Format(time.RFC3339),
+	}.Normalize()
+	rep := &initial
 	if rep.Workspace == "" && a.deps.FS != nil {
 		rep.Workspace = a.deps.FS.Root()
 	}
@@ -342,13 +336,5 @@ func (a *Agent) runID(t time.Time) string {
 	if a.deps.RunID != "" {
 		return a.deps.RunID
 	}
-	return newRunID(t)
-}
-
-// newRunID returns a sortable, unique run id: a UTC timestamp and 12 random
-// hex digits, e.g. 20261129T152400Z-3f9a0c1b2d4e.
-func newRunID(t time.Time) string {
-	var b [6]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
-	return t.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+	return report.NewRunID(t)
 }

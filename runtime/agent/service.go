@@ -350,26 +350,18 @@ func StatusOf(cfg *config.Config, version string) report.Status {
 			Coder:    cfg.ModelFor(config.RoleCoder),
 			Reviewer: cfg.ModelFor(config.RoleReviewer),
 		},
-		Checks:       []report.CheckSummary{},
-		Editor:       report.Editor{Status: report.StatusUnavailable, Tools: []string{}, Error: &noEditor},
+		Editor:       report.Editor{Status: report.StatusUnavailable, Error: &noEditor},
 		Warnings:     slices.Clone(cfg.Warnings),
 		Capabilities: report.Capabilities{SingleWriter: true, ReadOnlyConcurrency: 1},
-	}
-	if st.Warnings == nil {
-		st.Warnings = []string{}
 	}
 	if cfg.ConfigPath != "" {
 		p := cfg.ConfigPath
 		st.ConfigPath = &p
 	}
 	for _, c := range cfg.Checks {
-		ft := c.Filetypes
-		if ft == nil {
-			ft = []string{}
-		}
-		st.Checks = append(st.Checks, report.CheckSummary{Name: c.Name, Required: c.Required, Kind: c.Kind, Filetypes: ft})
+		st.Checks = append(st.Checks, report.CheckSummary{Name: c.Name, Required: c.Required, Kind: c.Kind, Filetypes: c.Filetypes})
 	}
-	return st
+	return st.Normalize()
 }
 
 // Models lists the installed models.

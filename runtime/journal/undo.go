@@ -31,14 +31,7 @@ const StatusConflict = report.StatusConflict
 // should hold the workspace [Lock]. The returned error is non-nil only
 // together with status "error"; the report is always complete.
 func (s *Store) Undo(ctx context.Context, fsys bufferfs.FS, runID string) (report.Undo, error) {
-	rep := report.Undo{
-		RunID:     runID,
-		Workspace: s.root,
-		Restored:  []string{},
-		Removed:   []string{},
-		Unchanged: []string{},
-		Conflicts: []report.Conflict{},
-	}
+	rep := report.Undo{RunID: runID, Workspace: s.root}.Normalize()
 	if runID == "" {
 		id, err := s.LastRunID()
 		if err != nil {

@@ -144,8 +144,6 @@ func (f *fake) run(ctx context.Context, task string, events func(agent.Event)) r
 	rep := report.Run{
 		Status: report.StatusOK, Task: task, RunID: fmt.Sprintf("run-%d", start.UnixNano()),
 		Workspace: f.env.Root, StartedAt: start.UTC().Format(time.RFC3339),
-		Roles: []report.Role{}, Events: []report.ToolEvent{}, ChangedFiles: []string{},
-		Checks: []report.CheckResult{}, VerificationHistory: []report.Verification{},
 		Summary: "fake run",
 	}
 	events(agent.Event{Kind: agent.EventRunStart, Time: start, RunID: rep.RunID, Message: task})
@@ -189,7 +187,7 @@ func (f *fake) check(_ context.Context, name string, events func(agent.Event)) r
 	events(agent.Event{Kind: agent.EventCheckEnd, Time: time.Now(), Check: name, Status: report.StatusOK})
 	return report.CheckReport{
 		Status: report.StatusOK, Verified: true, Reason: "fake check",
-		Checks: []report.CheckResult{{Name: name, Source: report.SourceCheck, Required: true, Status: report.StatusOK, Filetypes: []string{}}},
+		Checks: []report.CheckResult{{Name: name, Source: report.SourceCheck, Required: true, Status: report.StatusOK}},
 	}
 }
 
@@ -206,6 +204,6 @@ func (f *fake) Status(ctx context.Context) report.Status {
 			{Name: "tests", Required: true, Kind: "test", Filetypes: []string{"*"}},
 			{Name: "lint", Required: true, Kind: "lint", Filetypes: []string{"go"}},
 		},
-		Editor: f.env.Editor.Status(ctx), Warnings: []string{}, LastReport: last, Busy: f.gate.Current() != nil,
+		Editor: f.env.Editor.Status(ctx), LastReport: last, Busy: f.gate.Current() != nil,
 	}
 }
