@@ -13,6 +13,7 @@ import (
 	"github.com/neovim/go-client/nvim"
 
 	"flow/bufferfs"
+	"flow/runtime/editor"
 	"flow/runtime/report"
 )
 
@@ -271,12 +272,12 @@ func (b *Bridge) Tools(ctx context.Context) []string {
 // the workspace (SPEC §12.4). A transport failure marks the bridge
 // unavailable; an invalid context is an error wrapping
 // [bufferfs.ErrEditorUnavailable] but leaves the bridge usable.
-func (b *Bridge) Context(ctx context.Context) (bufferfs.EditorContext, error) {
+func (b *Bridge) Context(ctx context.Context) (editor.Context, error) {
 	res, err := b.request(ctx, "editor_context", map[string]any{})
 	if err != nil {
-		return bufferfs.EditorContext{}, err
+		return editor.Context{}, err
 	}
-	return bufferfs.ParseEditorContext(res, b.root)
+	return editor.ParseContext(res, b.root)
 }
 
 // request calls the module's call(name, args) and requires an object
@@ -320,7 +321,7 @@ func (b *Bridge) Call(ctx context.Context, tool string, args map[string]any) (ma
 		if err != nil {
 			return nil, err
 		}
-		if _, err := bufferfs.ParseEditorContext(res, b.root); err != nil {
+		if _, err := editor.ParseContext(res, b.root); err != nil {
 			return unavailableResult(err), nil
 		}
 		return res, nil

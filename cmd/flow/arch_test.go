@@ -152,3 +152,22 @@ func TestAdaptersOnlyTranslateJobs(t *testing.T) {
 		}
 	}
 }
+
+// TestEditorSeam keeps the editor seam in one place: runtime/editor (the
+// session interface and the freshness protocol) sits on bufferfs and the
+// report types only, and bufferfs stays a leaf that imports no flow
+// package.
+func TestEditorSeam(t *testing.T) {
+	allowed := map[string]map[string]bool{
+		"./runtime/editor": {"flow/runtime/editor": true, "flow/bufferfs": true, "flow/runtime/report": true},
+		"./bufferfs":       {"flow/bufferfs": true},
+	}
+	for pattern, ok := range allowed {
+		for _, p := range goList(t, "-deps", pattern) {
+			path := p["ImportPath"].(string)
+			if strings.HasPrefix(path, "flow/") && !ok[path] {
+				t.Errorf("%s depends on %s", pattern, path)
+			}
+		}
+	}
+}

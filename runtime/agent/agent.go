@@ -46,8 +46,9 @@ type Deps struct {
 	BeforeWrite tools.WriteHook
 	// Tools, when non-nil, builds a run's toolbox from the run's tool
 	// options (for example one that adds editor tools); nil means the
-	// registry of FS.
-	Tools func(opts tools.Options) Toolbox
+	// registry of FS. An error is reported as a warning event and the run
+	// goes on with the toolbox returned.
+	Tools func(ctx context.Context, opts tools.Options) (Toolbox, error)
 	// Editor gathers editor evidence for coverage; nil without an editor.
 	Editor verify.EditorEvidence
 	// EditorState, when set (an editor is attached), is probed after the
@@ -230,10 +231,15 @@ func (r *run) setup(ctx context.Context) error {
 		r.checks = d.Checks(r.checkEvents())
 	}
 	opts := tools.Options{Trusted: r.cfg.Trusted, Checks: r.checks, BeforeWrite: d.BeforeWrite}
+	r.tools = tools.New(d.FS, opts)
 	if d.Tools != nil {
-		r.tools = d.Tools(opts)
-	} else {
-		r.tools = tools.New(d.FS, opts)
+		box, err := d.Tools(ctx, opts)
+		if box != nil {
+			r.tools = box
+		}
+		if err != nil {
+			r.emit(Event{Kind: EventWarning, Message: err.Error()})
+		}
 	}
 	return nil
 }

@@ -134,7 +134,7 @@ func TestRunNeverPanics(t *testing.T) {
 	dir := workspace(t, nil)
 	h := newHarness(t, testConfig(dir), newScripted(t, do(tc("p1", "file_list", nil))))
 	r := newRegistry(h)
-	h.agent.deps.Tools = func(tools.Options) Toolbox { return panicky{r} }
+	h.agent.deps.Tools = func(context.Context, tools.Options) (Toolbox, error) { return panicky{r}, nil }
 	rep := h.run(t, "task")
 	if rep.Status != report.StatusError || !strings.Contains(rep.Error, "boom in tool") {
 		t.Errorf("Run() = %s %q, want an error report mentioning the panic", rep.Status, rep.Error)

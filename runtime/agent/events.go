@@ -24,6 +24,9 @@ const (
 	EventVerification EventKind = "verification"
 	EventRoleEnd      EventKind = "role_end"
 	EventRunEnd       EventKind = "run_end"
+	// EventWarning reports a degraded run that goes on (Message says
+	// what), for example editor tools the editor could not list.
+	EventWarning EventKind = "warning"
 )
 
 // PhaseVerification is the Role of events emitted while the host verifies a
@@ -152,6 +155,9 @@ func (e Event) String() string {
 				b.WriteString(": " + oneLine(v.Reason, 100))
 			}
 		}
+	case EventWarning:
+		col("warning")
+		b.WriteString(oneLine(e.Message, 160))
 	default:
 		col(e.Role)
 		b.WriteString(string(e.Kind))

@@ -8,6 +8,7 @@ import (
 	"flow/runtime/job"
 	"flow/runtime/model"
 	"flow/runtime/report"
+	"flow/runtime/tools"
 )
 
 // TestStartBusyIsTyped: while a run holds the workspace, starting a run, a
@@ -112,4 +113,32 @@ func (w *waitingBackend) Chat(ctx context.Context, req model.Request) (model.Res
 	}
 	<-ctx.Done()
 	return model.Response{}, ctx.Err()
+}
+
+// TestToolboxFailureIsReported: a toolbox that could not be built in full
+// (the editor could not list its tools) is reported as a warning event and
+// the run goes on with the toolbox it got.
+func TestToolboxFailureIsReported(t *testing.T) {
+	dir := workspace(t, nil)
+	cfg := testConfig(dir)
+	cfg.Trusted = false
+	h := newHarness(t, cfg, newScripted(t, say("plan: nothing to change")))
+	h.agent.deps.Tools = func(ctx context.Context, o tools.Options) (Toolbox, error) {
+		return tools.New(h.disk, o), errors.New("editor tools unavailable: Neovim request timed out")
+	}
+	rep := h.run(t, "look")
+	if rep.Status != report.StatusUnverified {
+		t.Errorf("run = %s %q, want the read-only run to go on", rep.Status, rep.Error)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, e := range h.events {
+		if e.Kind == EventWarning && e.Message == "editor tools unavailable: Neovim request timed out" {
+			if s := e.String(); s != "warning  editor tools unavailable: Neovim request timed out" {
+				t.Errorf("warning renders as %q", s)
+			}
+			return
+		}
+	}
+	t.Errorf("no warning event for the toolbox failure in %d events", len(h.events))
 }

@@ -11,6 +11,7 @@ import (
 	"flow/bufferfs"
 	"flow/runtime/check"
 	"flow/runtime/config"
+	"flow/runtime/editor"
 	"flow/runtime/job"
 	"flow/runtime/journal"
 	"flow/runtime/model"
@@ -21,6 +22,10 @@ import (
 
 // statusEditorTimeout bounds the editor probe of a status report by default.
 const statusEditorTimeout = 5 * time.Second
+
+// FileIOEditor names buffer-aware file I/O (through an attached editor) in
+// status reports.
+const FileIOEditor = "editor"
 
 // ServiceOptions are the collaborators of a [Service].
 type ServiceOptions struct {
@@ -36,21 +41,21 @@ type ServiceOptions struct {
 	Store *journal.Store
 	// Version is flow's version, for the status report.
 	Version string
-	// FileIO names the file I/O mode for the status report.
+	// FileIO names the file I/O mode for the status report; "" means the
+	// FS's mode ("editor" with an Editor).
 	FileIO string
-	// Editor, when set, describes the attached editor in status reports.
-	Editor func(ctx context.Context) report.Editor
-	// EditorStatusTimeout bounds Editor; 0 means 5 s.
+	// Editor is the attached editor, nil without one. Everything editor
+	// related derives from it: each run's toolbox offers its editor tools
+	// (SPEC §12.2), verification takes its coverage evidence (editor_lint,
+	// editor_diagnostics) and its freshness snapshots (a run's
+	// verification becomes stale when the editor changes during review),
+	// checks refuse to run over unsaved buffers and become stale when the
+	// editor changes meanwhile (verify.EditorChecks), and status reports
+	// describe it.
+	Editor editor.Session
+	// EditorStatusTimeout bounds the editor probe of a status report; 0
+	// means 5 s.
 	EditorStatusTimeout time.Duration
-	// Tools, when set, builds the toolbox of a run (to add editor tools).
-	Tools func(opts tools.Options) Toolbox
-	// EditorEvidence gathers editor coverage evidence; nil without an editor.
-	EditorEvidence verify.EditorEvidence
-	// EditorState, when set, probes the attached editor's freshness API:
-	// checks then refuse to run over unsaved buffers and become stale when
-	// the editor changes meanwhile (verify.EditorChecks), and a run's
-	// verification becomes stale when the editor changes during review.
-	EditorState verify.EditorState
 	// Warnings are added to the configuration's warnings in status reports.
 	Warnings []string
 	// Now returns the current time; nil means time.Now.
@@ -167,10 +172,15 @@ func (s *Service) run(ctx context.Context, task string, events func(Event)) repo
 		defer jr.Close()
 	}
 	deps := Deps{
-		Backend: s.opts.Backend, FS: s.opts.FS,
+		Backend: s.opts.Backend, FS: s.opts.FS, Now: s.opts.Now, RunID: runID,
 		Checks: func(ev CheckEvents) tools.CheckRunner { return s.editorChecks(s.checkRunner(&cfg, ev)) },
-		Editor: s.opts.EditorEvidence, EditorState: s.opts.EditorState, Now: s.opts.Now, RunID: runID,
-		Tools: s.opts.Tools,
+	}
+	if ed := s.opts.Editor; ed != nil {
+		deps.Editor = tools.EditorEvidence{Editor: ed}
+		deps.EditorState = ed
+		deps.Tools = func(ctx context.Context, o tools.Options) (Toolbox, error) {
+			return tools.WithEditor(ctx, tools.New(s.opts.FS, o), ed)
+		}
 	}
 	if jr != nil {
 		deps.BeforeWrite = jr.BeforeWrite
@@ -236,10 +246,10 @@ func (s *Service) Check(ctx context.Context, name string, events func(Event)) re
 // editorChecks wraps runner with the editor rules of SPEC §9 when an editor
 // is attached.
 func (s *Service) editorChecks(runner *check.Runner) tools.CheckRunner {
-	if s.opts.EditorState == nil {
+	if s.opts.Editor == nil {
 		return runner
 	}
-	return &verify.EditorChecks{Checks: runner, Editor: s.opts.EditorState}
+	return &verify.EditorChecks{Checks: runner, Editor: s.opts.Editor}
 }
 
 // ErrUndoUnavailable is returned by [Service.StartUndo] without a write
@@ -281,6 +291,9 @@ func (s *Service) Status(ctx context.Context) report.Status {
 	cfg := s.Config()
 	st := StatusOf(&cfg, s.opts.Version)
 	st.Capabilities.FileIO = s.opts.FileIO
+	if st.Capabilities.FileIO == "" && s.opts.Editor != nil {
+		st.Capabilities.FileIO = FileIOEditor
+	}
 	st.Capabilities.Undo = s.opts.Store != nil
 	st.Warnings = append(st.Warnings, s.opts.Warnings...)
 	if s.opts.Editor != nil {
@@ -291,7 +304,7 @@ func (s *Service) Status(ctx context.Context) report.Status {
 			limit = statusEditorTimeout
 		}
 		ectx, cancel := context.WithTimeout(ctx, limit)
-		st.Editor = s.opts.Editor(ectx)
+		st.Editor = s.opts.Editor.Status(ectx)
 		cancel()
 	}
 	s.mu.Lock()
