@@ -1,9 +1,3 @@
-// Package agent runs flow's bounded planner → coder → reviewer workflow
-// (SPEC §7): one read-only planning role, then up to max_cycles cycles of a
-// coder, host verification and a read-only reviewer, each role in a fresh
-// conversation with an embedded system prompt, every budget enforced by the
-// host, and "verified" computed from evidence (package verify), never from
-// what the model says. Progress is reported as typed [Event]s.
 package agent
 
 import (
@@ -23,16 +17,16 @@ import (
 	"flow/runtime/verify"
 )
 
-// Toolbox dispatches model tool calls; [tools.Registry] implements it.
-type Toolbox interface {
+// toolbox dispatches model tool calls; [tools.Registry] implements it.
+type toolbox interface {
 	Schemas(role string) []model.Tool
 	Call(ctx context.Context, role string, call model.ToolCall) tools.Result
 }
 
-var _ Toolbox = (*tools.Registry)(nil)
+var _ toolbox = (*tools.Registry)(nil)
 
-// Deps are the agent's collaborators.
-type Deps struct {
+// loopDeps are the agent's collaborators.
+type loopDeps struct {
 	// Backend is the chat model server. Required.
 	Backend model.Backend
 	// FS is the workspace file system. Required: it serves the file tools
@@ -41,14 +35,14 @@ type Deps struct {
 	// Checks builds a run's check runner, for the flow_check tool and for
 	// host verification (all checks), calling events around each check so
 	// that every check of the run is visible. nil means no checks can run.
-	Checks func(events CheckEvents) tools.CheckRunner
+	Checks func(events checkHooks) tools.CheckRunner
 	// BeforeWrite is called before every write (the journal for undo).
 	BeforeWrite tools.WriteHook
 	// Tools, when non-nil, builds a run's toolbox from the run's tool
 	// options (for example one that adds editor tools); nil means the
 	// registry of FS. An error is reported as a warning event and the run
 	// goes on with the toolbox returned.
-	Tools func(ctx context.Context, opts tools.Options) (Toolbox, error)
+	Tools func(ctx context.Context, opts tools.Options) (toolbox, error)
 	// Editor gathers editor evidence for coverage; nil without an editor.
 	Editor verify.EditorEvidence
 	// EditorState, when set (an editor is attached), is probed after the
@@ -62,24 +56,24 @@ type Deps struct {
 	RunID string
 }
 
-// CheckEvents are the hooks a run's check runner calls around each check.
-type CheckEvents struct {
+// checkHooks are the hooks a run's check runner calls around each check.
+type checkHooks struct {
 	OnStart func(c config.Check)
 	OnEnd   func(r report.CheckResult)
 }
 
-// Agent runs tasks in one workspace. Its configuration is a snapshot taken
-// by [New]; later changes to the caller's Config have no effect. Runs should
-// not overlap (the caller holds the workspace lock). An Agent holds no state
+// loop runs tasks in one workspace; [Service] is its only user. Its
+// configuration is a snapshot taken by newLoop; later changes to the caller's Config have no effect. Runs should
+// not overlap (the caller holds the workspace lock). A loop holds no state
 // between runs: everything a run needs, its event sink included, is given
-// to [Agent.Run].
-type Agent struct {
+// to [loop.Run].
+type loop struct {
 	cfg  config.Config
-	deps Deps
+	deps loopDeps
 }
 
-// New returns an Agent for cfg (a nil cfg means [config.Default]).
-func New(cfg *config.Config, deps Deps) *Agent {
+// newLoop returns a loop for cfg (a nil cfg means [config.Default]).
+func newLoop(cfg *config.Config, deps loopDeps) *loop {
 	c := config.Default()
 	if cfg != nil {
 		c = *cfg
@@ -111,14 +105,14 @@ func New(cfg *config.Config, deps Deps) *Agent {
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
-	return &Agent{cfg: c, deps: deps}
+	return &loop{cfg: c, deps: deps}
 }
 
 // run is the state of one run.
 type run struct {
-	a       *Agent
+	a       *loop
 	cfg     *config.Config
-	tools   Toolbox
+	tools   toolbox
 	checks  tools.CheckRunner // nil when no checks can run
 	rep     *report.Run
 	changed map[string]bool
@@ -155,8 +149,8 @@ func (r *run) emit(e Event) {
 }
 
 // checkEvents are the hooks of the run's check runner.
-func (r *run) checkEvents() CheckEvents {
-	return CheckEvents{
+func (r *run) checkEvents() checkHooks {
+	return checkHooks{
 		OnStart: func(c config.Check) { r.emit(Event{Kind: EventCheckStart, Check: c.Name}) },
 		OnEnd: func(res report.CheckResult) {
 			r.emit(Event{Kind: EventCheckEnd, Check: res.Name, Status: res.Status, Error: res.Error, DurationMS: res.DurationMS})
@@ -169,7 +163,7 @@ func (r *run) checkEvents() CheckEvents {
 // becomes an "error" report. Cancelling ctx stops the run at the next safe
 // point (model calls and checks get ctx and abort) with status "cancelled";
 // edits already written stay and are listed in changed_files.
-func (a *Agent) Run(ctx context.Context, task string, events func(Event)) (out report.Run) {
+func (a *loop) Run(ctx context.Context, task string, events func(Event)) (out report.Run) {
 	start := a.deps.Now()
 	initial := report.Run{
 		Status:    report.StatusUnverified,
@@ -338,7 +332,7 @@ func (r *run) changedList() []string {
 }
 
 // runID returns the id of the run starting at t.
-func (a *Agent) runID(t time.Time) string {
+func (a *loop) runID(t time.Time) string {
 	if a.deps.RunID != "" {
 		return a.deps.RunID
 	}

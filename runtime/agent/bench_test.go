@@ -64,7 +64,7 @@ func BenchmarkRunToolCalls(b *testing.B) {
 		}
 		defer disk.Close()
 		be := &scripted{t: b}
-		a := New(cfg, Deps{Backend: be, FS: disk})
+		a := newLoop(cfg, loopDeps{Backend: be, FS: disk})
 		b.ReportAllocs()
 		b.ResetTimer()
 		for b.Loop() {

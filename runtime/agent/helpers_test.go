@@ -156,7 +156,7 @@ func shCheck(name, kind string, filetypes []string, script string) config.Check 
 type harness struct {
 	dir    string
 	cfg    *config.Config
-	agent  *Agent
+	agent  *loop
 	runner *check.Runner
 	disk   *bufferfs.Disk
 
@@ -173,10 +173,10 @@ func newHarness(t testing.TB, cfg *config.Config, backend model.Backend) *harnes
 	t.Cleanup(func() { disk.Close() })
 	h := &harness{dir: cfg.Workspace, cfg: cfg, disk: disk}
 	h.runner = &check.Runner{Root: cfg.Workspace, Trusted: cfg.Trusted, Checks: cfg.Checks}
-	h.agent = New(cfg, Deps{
+	h.agent = newLoop(cfg, loopDeps{
 		Backend: backend,
 		FS:      disk,
-		Checks: func(ev CheckEvents) tools.CheckRunner {
+		Checks: func(ev checkHooks) tools.CheckRunner {
 			h.runner.OnStart, h.runner.OnEnd = ev.OnStart, ev.OnEnd
 			return h.runner
 		},

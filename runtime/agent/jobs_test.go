@@ -123,7 +123,7 @@ func TestToolboxFailureIsReported(t *testing.T) {
 	cfg := testConfig(dir)
 	cfg.Trusted = false
 	h := newHarness(t, cfg, newScripted(t, say("plan: nothing to change")))
-	h.agent.deps.Tools = func(ctx context.Context, o tools.Options) (Toolbox, error) {
+	h.agent.deps.Tools = func(ctx context.Context, o tools.Options) (toolbox, error) {
 		return tools.New(h.disk, o), errors.New("editor tools unavailable: Neovim request timed out")
 	}
 	rep := h.run(t, "look")

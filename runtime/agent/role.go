@@ -46,7 +46,7 @@ type userMessage struct {
 // the final answer's content (when the role finished ok) and the whole
 // conversation.
 func (r *run) converse(ctx context.Context, name string, k int, roleCtx any, st *report.Role) (string, []model.Message) {
-	prompt, err := SystemPrompt(name)
+	prompt, err := systemPrompt(name)
 	if err != nil {
 		st.Status, st.Error = report.StatusError, err.Error()
 		return "", nil
@@ -136,7 +136,7 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx any, st 
 // structured verdict sets approved, issues and summary; anything else makes
 // the reviewer "unverified" (not a rejection).
 func applyVerdict(st *report.Role, final string) {
-	v, ok := ParseVerdict(final)
+	v, ok := parseVerdict(final)
 	if !ok {
 		st.Status = report.StatusUnverified
 		st.Error = MsgReviewerVerdict

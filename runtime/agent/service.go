@@ -129,7 +129,7 @@ func (s *Service) CancelAll() int { return s.gate.CancelAll() }
 func (s *Service) Wait(ctx context.Context) bool { return s.gate.Wait(ctx) }
 
 // checkRunner builds the named-check runner for the current configuration.
-func (s *Service) checkRunner(cfg *config.Config, ev CheckEvents) *check.Runner {
+func (s *Service) checkRunner(cfg *config.Config, ev checkHooks) *check.Runner {
 	return &check.Runner{Root: cfg.Workspace, Trusted: cfg.Trusted, Checks: cfg.Checks, Fresh: s.opts.FS.CheckRoot,
 		OnStart: ev.OnStart, OnEnd: ev.OnEnd}
 }
@@ -171,21 +171,21 @@ func (s *Service) run(ctx context.Context, task string, events func(Event)) repo
 		}
 		defer jr.Close()
 	}
-	deps := Deps{
+	deps := loopDeps{
 		Backend: s.opts.Backend, FS: s.opts.FS, Now: s.opts.Now, RunID: runID,
-		Checks: func(ev CheckEvents) tools.CheckRunner { return s.editorChecks(s.checkRunner(&cfg, ev)) },
+		Checks: func(ev checkHooks) tools.CheckRunner { return s.editorChecks(s.checkRunner(&cfg, ev)) },
 	}
 	if ed := s.opts.Editor; ed != nil {
 		deps.Editor = tools.EditorEvidence{Editor: ed}
 		deps.EditorState = ed
-		deps.Tools = func(ctx context.Context, o tools.Options) (Toolbox, error) {
+		deps.Tools = func(ctx context.Context, o tools.Options) (toolbox, error) {
 			return tools.WithEditor(ctx, tools.New(s.opts.FS, o), ed)
 		}
 	}
 	if jr != nil {
 		deps.BeforeWrite = jr.BeforeWrite
 	}
-	rep := New(&cfg, deps).Run(ctx, task, events)
+	rep := newLoop(&cfg, deps).Run(ctx, task, events)
 	if jr != nil {
 		if err := jr.Finish(rep); err != nil && rep.Error == "" {
 			rep.Error = fmt.Sprintf("report not stored in the journal: %v", err)
@@ -220,8 +220,8 @@ func tagged(j *job.Job, events func(Event)) func(Event) {
 }
 
 // checkEvents turns check hooks into check_start and check_end events.
-func (s *Service) checkEvents(events func(Event)) CheckEvents {
-	var ev CheckEvents
+func (s *Service) checkEvents(events func(Event)) checkHooks {
+	var ev checkHooks
 	if events != nil {
 		ev.OnStart = func(c config.Check) {
 			events(Event{Kind: EventCheckStart, Time: s.opts.Now(), Check: c.Name})
@@ -289,7 +289,7 @@ func (s *Service) Undo(ctx context.Context, runID string) report.Undo {
 // It never contacts the model.
 func (s *Service) Status(ctx context.Context) report.Status {
 	cfg := s.Config()
-	st := StatusOf(&cfg, s.opts.Version)
+	st := statusOf(&cfg, s.opts.Version)
 	st.Capabilities.FileIO = s.opts.FileIO
 	if st.Capabilities.FileIO == "" && s.opts.Editor != nil {
 		st.Capabilities.FileIO = FileIOEditor
@@ -320,7 +320,7 @@ func (s *Service) Status(ctx context.Context) report.Status {
 		}
 	}
 	if last != nil {
-		st.LastReport = LastReportSummary(last)
+		st.LastReport = lastReportSummary(last)
 	}
 	if err := s.opts.FS.CheckRoot(ctx); err != nil {
 		st.Status = report.StatusStale
@@ -329,8 +329,8 @@ func (s *Service) Status(ctx context.Context) report.Status {
 	return st
 }
 
-// LastReportSummary is the compact form of a run report that status shows.
-func LastReportSummary(r *report.Run) map[string]any {
+// lastReportSummary is the compact form of a run report that status shows.
+func lastReportSummary(r *report.Run) map[string]any {
 	return map[string]any{
 		"run_id": r.RunID, "task": r.Task, "status": r.Status, "verified": r.Verified,
 		"changed_files": r.ChangedFiles, "cycles": r.Cycles, "started_at": r.StartedAt,
@@ -346,8 +346,8 @@ func truncateRunes(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-// StatusOf renders the configuration part of a status report.
-func StatusOf(cfg *config.Config, version string) report.Status {
+// statusOf renders the configuration part of a status report.
+func statusOf(cfg *config.Config, version string) report.Status {
 	noEditor := "No editor bridge configured"
 	st := report.Status{
 		Status:    report.StatusOK,
@@ -405,7 +405,7 @@ func (s *Service) Busy() error { return s.gate.Busy() }
 // ToolNames lists the tools the coder is offered.
 func (s *Service) ToolNames() []string {
 	cfg := s.Config()
-	reg := tools.New(s.opts.FS, tools.Options{Trusted: cfg.Trusted, Checks: s.checkRunner(&cfg, CheckEvents{})})
+	reg := tools.New(s.opts.FS, tools.Options{Trusted: cfg.Trusted, Checks: s.checkRunner(&cfg, checkHooks{})})
 	var names []string
 	for _, t := range reg.Schemas(config.RoleCoder) {
 		names = append(names, t.Name)
