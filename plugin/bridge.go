@@ -17,13 +17,9 @@ import (
 	"flow/runtime/report"
 )
 
-// Defaults and limits of the editor bridge (SPEC §12.2, §16).
+// Limits of the editor bridge (SPEC §12.2, §16); its defaults are in
+// defaults.go.
 const (
-	// DefaultModule is the editor tool module of `flow nvim`; `flow serve
-	// --nvim` uses rose.tools unless --editor-module says otherwise.
-	DefaultModule = "flow.tools"
-	// DefaultTimeout bounds one editor request.
-	DefaultTimeout = 120 * time.Second
 	// MaxSchemas is the most tool schemas an editor may advertise.
 	MaxSchemas = 64
 )
@@ -42,7 +38,7 @@ var fileTools = []string{"file_read", "file_write"}
 // BridgeOptions configure a [Bridge].
 type BridgeOptions struct {
 	// Module is the Lua module with schemas() and call(); "" means
-	// DefaultModule. It must be a plain dotted module name.
+	// [DefaultModule]. It must be a plain dotted module name.
 	Module string
 	// Timeout bounds every request; 0 means DefaultTimeout.
 	Timeout time.Duration
@@ -65,6 +61,7 @@ type BridgeOptions struct {
 // concurrent use; it implements [bufferfs.EditorBridge].
 type Bridge struct {
 	v          *nvim.Nvim
+	module     string
 	timeout    time.Duration
 	root       string
 	schemasLua string
@@ -80,10 +77,7 @@ var _ bufferfs.EditorBridge = (*Bridge)(nil)
 
 // NewBridge returns a Bridge to the Neovim at v.
 func NewBridge(v *nvim.Nvim, opts BridgeOptions) (*Bridge, error) {
-	mod := opts.Module
-	if mod == "" {
-		mod = DefaultModule
-	}
+	mod := moduleOr(opts.Module, DefaultModule)
 	if !ValidModuleName(mod) {
 		return nil, fmt.Errorf("editor module %q: must be a Lua module name such as flow.tools", mod)
 	}
@@ -96,12 +90,16 @@ func NewBridge(v *nvim.Nvim, opts BridgeOptions) (*Bridge, error) {
 	}
 	return &Bridge{
 		v:          v,
+		module:     mod,
 		timeout:    t,
 		root:       opts.Root,
 		schemasLua: "return require('" + mod + "').schemas()",
 		callLua:    "return require('" + mod + "').call(...)",
 	}, nil
 }
+
+// Module returns the editor tool module the bridge calls.
+func (b *Bridge) Module() string { return b.module }
 
 // ValidModuleName accepts dotted Lua module names made of letters, digits,
 // '_' and '-', so a name can never carry Lua code into the fixed strings.

@@ -81,15 +81,11 @@ func (h *host) configure(args []any) (any, error) {
 	if _, err := h.runtime(); err != nil {
 		problems = append(problems, err.Error())
 	}
-	module := h.deps.Module
-	if module == "" {
-		module = DefaultModule
-	}
 	return map[string]any{
 		"version":   h.deps.Version,
 		"workspace": h.root,
 		"trusted":   h.deps.Trusted,
-		"module":    module,
+		"module":    h.bridge.Module(),
 		"problems":  nonNil(problems),
 	}, nil
 }

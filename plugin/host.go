@@ -58,17 +58,13 @@ type RuntimeEnv struct {
 
 // HostDeps configure [ServeHost].
 type HostDeps struct {
-	// Disk, when set, is the workspace to serve; Workspace, Trusted's disk
-	// part and Protected are then not used for it, and ServeHost does not
-	// close it.
+	// Disk is the workspace to serve, opened by the caller (who closes it)
+	// with the same trust. Required.
 	Disk *bufferfs.Disk
-	// Workspace is the workspace root; "" means the working directory.
-	Workspace string
-	// Trusted enables edits and named checks.
+	// Trusted is whether Disk was opened trusted (edits and named checks),
+	// reported to Lua and compared with its setting.
 	Trusted bool
-	// Protected lists files no write may touch (the loaded configuration).
-	Protected []string
-	// Module is the editor tool module; "" means flow.tools.
+	// Module is the editor tool module; "" means [DefaultModule].
 	Module string
 	// EditorTimeout bounds every request to Neovim; 0 means 120 s.
 	EditorTimeout time.Duration
@@ -111,8 +107,8 @@ type host struct {
 // with the payload as argument. flow_stop cancels them. When the channel
 // closes, running jobs are cancelled and waited for (at most 5 s).
 func ServeHost(ctx context.Context, stdin io.Reader, stdout io.WriteCloser, deps HostDeps) error {
-	if deps.NewRuntime == nil {
-		return errors.New("flow nvim: no runtime constructor")
+	if deps.NewRuntime == nil || deps.Disk == nil {
+		return errors.New("flow nvim: no workspace or no runtime constructor")
 	}
 	h := &host{deps: deps, log: deps.Logger}
 	if h.log == nil {
@@ -123,21 +119,6 @@ func ServeHost(ctx context.Context, stdin io.Reader, stdout io.WriteCloser, deps
 		h.timeout = DefaultTimeout
 	}
 	disk := deps.Disk
-	if disk == nil {
-		ws := deps.Workspace
-		if ws == "" {
-			var err error
-			if ws, err = os.Getwd(); err != nil {
-				return fmt.Errorf("flow nvim: %w", err)
-			}
-		}
-		var err error
-		disk, err = bufferfs.NewDisk(ws, bufferfs.DiskOptions{Trusted: deps.Trusted, Protected: deps.Protected})
-		if err != nil {
-			return fmt.Errorf("flow nvim: %w", err)
-		}
-		defer disk.Close()
-	}
 	h.disk, h.root = disk, disk.Root()
 
 	v, err := nvim.New(stdin, stdout, stdout, func(format string, args ...any) {

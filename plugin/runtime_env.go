@@ -33,13 +33,11 @@ func (env RuntimeEnv) ServiceOptions(opts agent.ServiceOptions) agent.ServiceOpt
 // AttachSocket connects to the Neovim listening at socket (`flow serve
 // --nvim SOCKET`; see [DialSocket] for the rules) and returns the
 // environment for a runtime over disk that uses it: a [Bridge] to module
-// ("" = rose.tools, what Rose's Neovim provides) and a [bufferfs.Editor].
+// ("" = [DefaultSocketModule]) and a [bufferfs.Editor].
 // The connection and first request are bounded by timeout. The caller
 // closes the returned client when done.
 func AttachSocket(socket string, disk *bufferfs.Disk, trusted bool, module string, timeout time.Duration) (RuntimeEnv, *nvim.Nvim, error) {
-	if module == "" {
-		module = "rose.tools"
-	}
+	module = moduleOr(module, DefaultSocketModule)
 	v, err := DialSocket(socket, timeout)
 	if err != nil {
 		return RuntimeEnv{}, nil, err

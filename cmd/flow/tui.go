@@ -19,8 +19,9 @@ func cmdTUI(ctx context.Context, e *env) int {
 		return exitUsage
 	}
 	defer rt.Close()
-	cfg := rt.svc.Config()
-	code := tui.Run(ctx, rt.svc, tui.Options{
+	svc := rt.service(nil)
+	cfg := svc.Config()
+	code := tui.Run(ctx, svc, tui.Options{
 		Workspace: cfg.Workspace,
 		Trusted:   cfg.Trusted,
 		Models: report.Models{

@@ -79,11 +79,23 @@ func serve(workspace string, trusted bool) int {
 			logger = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		}
 	}
+	if workspace == "" {
+		if workspace, err = os.Getwd(); err != nil {
+			fmt.Fprintln(os.Stderr, "flow:", err)
+			return 1
+		}
+	}
+	disk, err := bufferfs.NewDisk(workspace, bufferfs.DiskOptions{Trusted: trusted})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "flow:", err)
+		return 1
+	}
+	defer disk.Close()
 	err = plugin.ServeHost(context.Background(), os.Stdin, out, plugin.HostDeps{
-		Workspace: workspace,
-		Trusted:   trusted,
-		Version:   version,
-		Logger:    logger,
+		Disk:    disk,
+		Trusted: trusted,
+		Version: version,
+		Logger:  logger,
 		NewRuntime: func(_ context.Context, env plugin.RuntimeEnv) (plugin.Runtime, error) {
 			return &fake{env: env}, nil
 		},
