@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"flow/runtime/job"
 	"flow/runtime/report"
 )
@@ -38,9 +36,9 @@ type Runtime interface {
 type Options struct {
 	// Version is reported as serverInfo.version ("" means "dev").
 	Version string
-	// Logger receives the server's diagnostics and mcp-go's per-request
-	// lines (level Info); nil discards them. Nothing is ever written to
-	// stderr by the server itself.
+	// Logger receives the server's diagnostics and one "mcp.request" line
+	// per request (level Info); nil discards them. Nothing is ever written
+	// to stderr by the server itself.
 	Logger *slog.Logger
 }
 
@@ -48,10 +46,10 @@ type Options struct {
 // once, also concurrently (each call is one session); the sessions share the
 // runtime, hence its one-job-at-a-time rule.
 type Server struct {
-	rt   Runtime
-	log  *slog.Logger
-	mcp  *server.MCPServer
-	tool map[string]*toolDef
+	rt      Runtime
+	log     *slog.Logger
+	version string
+	tool    map[string]*toolDef
 
 	sessions atomic.Int64
 }
@@ -69,24 +67,13 @@ func NewServer(rt Runtime, opts Options) *Server {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	version := opts.Version
-	if version == "" {
-		version = "dev"
+	s.version = opts.Version
+	if s.version == "" {
+		s.version = "dev"
 	}
-	mcpOpts := []server.ServerOption{
-		server.WithToolCapabilities(false),
-		server.WithInstructions(Instructions()),
-		server.WithRecovery(),
-		server.WithToolFilter(orderTools),
-	}
-	if opts.Logger != nil {
-		mcpOpts = append(mcpOpts, server.WithLogger(opts.Logger))
-	}
-	s.mcp = server.NewMCPServer("flow", version, mcpOpts...)
 	s.tool = make(map[string]*toolDef)
 	for _, def := range s.toolDefs() {
 		s.tool[def.name] = def
-		s.mcp.AddTool(def.tool, notDispatched)
 	}
 	return s
 }
@@ -101,9 +88,5 @@ func NewServer(rt Runtime, opts Options) *Server {
 // The goroutine reading r may stay blocked in r.Read after Serve returns
 // because of ctx or a write error; it ends when r is closed.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	ss, err := s.newSession(ctx, w)
-	if err != nil {
-		return err
-	}
-	return ss.run(ctx, r)
+	return s.newSession(ctx, w).run(ctx, r)
 }

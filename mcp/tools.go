@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -28,28 +27,27 @@ type toolDef struct {
 	start  func(ctx context.Context, args map[string]string, progress func(string)) (*job.Job, error)
 }
 
-// notDispatched is the handler mcp-go holds for flow's tools: it lists
-// them (tools/list), but tools/call is dispatched by the session itself
-// (see callTool), so mcp-go never calls it.
-func notDispatched(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	return nil, errors.New("tools/call is dispatched by flow's session, not by mcp-go")
-}
-
 // toolOrder is the order of tools/list (reference §11.3).
 var toolOrder = []string{"flow_run", "flow_status", "flow_check"}
 
+// toolDefs returns the three tools.
 func (s *Server) toolDefs() []*toolDef {
 	return []*toolDef{s.flowRunTool(), s.flowStatusTool(), s.flowCheckTool()}
 }
 
-// orderTools is an mcp-go tool filter that lists the tools in toolOrder
-// (mcp-go sorts them by name).
-func orderTools(_ context.Context, tools []mcp.Tool) []mcp.Tool {
-	out := slices.Clone(tools)
-	slices.SortStableFunc(out, func(a, b mcp.Tool) int {
-		return slices.Index(toolOrder, a.Name) - slices.Index(toolOrder, b.Name)
-	})
+// listTools is the result of tools/list: the tools' advertised definitions
+// (mcp-go's Tool type encodes them).
+func (s *Server) listTools() listToolsResult {
+	out := listToolsResult{Tools: make([]mcp.Tool, 0, len(toolOrder))}
+	for _, name := range toolOrder {
+		out.Tools = append(out.Tools, s.tool[name].tool)
+	}
 	return out
+}
+
+// listToolsResult is the result of tools/list.
+type listToolsResult struct {
+	Tools []mcp.Tool `json:"tools"`
 }
 
 // objectSchema is the JSON Schema of an object, the only kind flow's tools
