@@ -58,6 +58,25 @@ func stringArg(args []any, i int) (string, error) {
 	return "", fmt.Errorf("flow: argument %d must be a string", i+1)
 }
 
+// tokenArg returns the client's token for a job, args[i]: an integer or a
+// string that Lua minted and registered before sending the request, so a
+// push for the job can never arrive before Lua knows it. nil when absent
+// or of another type (the job's id is used then).
+func tokenArg(args []any, i int) any {
+	if i >= len(args) {
+		return nil
+	}
+	switch t := args[i].(type) {
+	case int64, uint64, string:
+		return t
+	case int:
+		return int64(t)
+	case []byte:
+		return string(t)
+	}
+	return nil
+}
+
 // configure: flow_configure(opts) → {version, workspace, trusted, module,
 // problems}. Lua sends the settings it started the host with; a mismatch
 // (or a runtime that cannot be built) is reported as a problem, which Lua
@@ -97,7 +116,7 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// run: flow_run(task) → {status:"started", token} | {status:"busy"}.
+// run: flow_run(task, token?) → {status:"started", token} | {status:"busy"}.
 func (h *host) run(args []any) (any, error) {
 	task, err := stringArg(args, 0)
 	if err != nil {
@@ -110,11 +129,12 @@ func (h *host) run(args []any) (any, error) {
 	if err != nil {
 		return map[string]any{"status": report.StatusError, "error": err.Error()}, nil
 	}
-	j, err := rt.StartRun(h.ctx, task, h.emitter("run"))
-	return h.started("run", j, err)
+	token := tokenArg(args, 1)
+	j, err := rt.StartRun(h.ctx, task, h.emitter("run", token))
+	return h.started("run", token, j, err)
 }
 
-// check: flow_check(name|"") → {status:"started", token}.
+// check: flow_check(name|"", token?) → {status:"started", token}.
 func (h *host) check(args []any) (any, error) {
 	name, err := stringArg(args, 0)
 	if err != nil {
@@ -124,8 +144,9 @@ func (h *host) check(args []any) (any, error) {
 	if err != nil {
 		return map[string]any{"status": report.StatusError, "error": err.Error()}, nil
 	}
-	j, err := rt.StartCheck(h.ctx, name, h.emitter("check"))
-	return h.started("check", j, err)
+	token := tokenArg(args, 1)
+	j, err := rt.StartCheck(h.ctx, name, h.emitter("check", token))
+	return h.started("check", token, j, err)
 }
 
 // status: flow_status() → the status report, at once.
@@ -147,7 +168,7 @@ func (h *host) stop([]any) (any, error) {
 	return map[string]any{"stopped": n}, nil
 }
 
-// undo: flow_undo(run_id|"") → {status:"started", token}.
+// undo: flow_undo(run_id|"", token?) → {status:"started", token}.
 func (h *host) undo(args []any) (any, error) {
 	id, err := stringArg(args, 0)
 	if err != nil {
@@ -157,6 +178,7 @@ func (h *host) undo(args []any) (any, error) {
 	if err != nil {
 		return map[string]any{"status": report.StatusError, "error": err.Error()}, nil
 	}
+	token := tokenArg(args, 1)
 	j, err := rt.StartUndo(h.ctx, id)
-	return h.started("undo", j, err)
+	return h.started("undo", token, j, err)
 }

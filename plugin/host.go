@@ -101,10 +101,11 @@ type host struct {
 // nvim.New, RegisterHandler and Serve) until Neovim closes the channel or
 // ctx ends. Nothing else may write to stdout: see [TakeStdout].
 //
-// Runs, checks and undos start in goroutines: their request returns a
-// token at once, progress events and the final result are pushed to Lua by
+// Runs, checks and undos start as runtime jobs: their request returns at
+// once, and progress events and the final result are pushed to Lua by
 // evaluating the fixed string `return require('flow.rpc').on_event(...)`
-// with the payload as argument. flow_stop cancels them. When the channel
+// with the payload as argument, tagged with the token the client named in
+// its request (so Lua knows the job before any push can arrive). flow_stop cancels them. When the channel
 // closes, running jobs are cancelled and waited for (at most 5 s).
 func ServeHost(ctx context.Context, stdin io.Reader, stdout io.WriteCloser, deps HostDeps) error {
 	if deps.NewRuntime == nil || deps.Disk == nil {
@@ -196,10 +197,14 @@ func (h *host) runtime() (Runtime, error) {
 }
 
 // emitter returns the event sink of a job of kind op: each event becomes
-// an on_event push tagged with its job's id.
-func (h *host) emitter(op string) func(agent.Event) {
+// an on_event push tagged with the client's token for the job, or with
+// the job's id when the client named none.
+func (h *host) emitter(op string, clientToken any) func(agent.Event) {
 	return func(e agent.Event) {
-		token := e.Job
+		var token any = e.Job
+		if clientToken != nil {
+			token = clientToken
+		}
 		e.Report, e.Verification = nil, nil
 		h.out.push(map[string]any{"token": token, "op": op, "kind": "event", "text": e.String(), "event": wire(e)})
 	}
@@ -207,8 +212,9 @@ func (h *host) emitter(op string) func(agent.Event) {
 
 // started answers a job request: {status:"started", token} and, once the
 // job has returned, a "done" push with its result; or, when the job could
-// not start, {status:"busy"|"error", error}.
-func (h *host) started(op string, j *job.Job, err error) (map[string]any, error) {
+// not start, {status:"busy"|"error", error}. The token is the client's
+// (see [tokenArg]) or else the job's id.
+func (h *host) started(op string, clientToken any, j *job.Job, err error) (map[string]any, error) {
 	if err != nil {
 		status := report.StatusError
 		if errors.Is(err, job.ErrBusy) {
@@ -216,13 +222,17 @@ func (h *host) started(op string, j *job.Job, err error) (map[string]any, error)
 		}
 		return map[string]any{"status": status, "error": err.Error()}, nil
 	}
+	var token any = j.ID
+	if clientToken != nil {
+		token = clientToken
+	}
 	h.forwarders.Add(1)
 	go func() {
 		defer h.forwarders.Done()
 		result, _ := j.Result()
-		h.out.push(map[string]any{"token": j.ID, "op": op, "kind": "done", "result": wire(result)})
+		h.out.push(map[string]any{"token": token, "op": op, "kind": "done", "result": wire(result)})
 	}()
-	return map[string]any{"status": "started", "token": j.ID}, nil
+	return map[string]any{"status": "started", "token": token}, nil
 }
 
 // sameRoot reports whether dir names the host's workspace root.
