@@ -25,7 +25,7 @@ type session struct {
 	initOK  bool // initialize succeeded (frame loop only)
 	ready   bool // notifications/initialized followed it (frame loop only)
 	longMu  sync.Mutex
-	running *call // the flow_run or flow_check of this session in the slot
+	running *call // the running flow_run or flow_check job of this session
 }
 
 func (s *Server) newSession(ctx context.Context, w io.Writer) *session {
@@ -103,7 +103,7 @@ func (ss *session) end(why string) {
 	ss.log.Debug("session end", "reason", why)
 }
 
-// handle answers one frame. Only a flow_run or flow_check that took the slot
+// handle answers one frame. Only a flow_run or flow_check job that started
 // is still running when it returns.
 func (ss *session) handle(frame []byte) {
 	if isBlank(frame) {

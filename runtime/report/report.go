@@ -1,7 +1,12 @@
 // Package report defines the JSON reports flow prints and returns: the run
-// report, the check report and the status report (SPEC §15). It is a leaf
-// package: every front end (CLI, MCP, Neovim, TUI) serialises these types
-// unchanged, so the wire shape lives in one place.
+// report, the check report, the undo report and the status report (SPEC
+// §15). It is a leaf package: every front end (CLI, MCP, Neovim, TUI)
+// serialises these types unchanged, so the wire shape lives in one place.
+// It also owns the two things every report relies on: the one run id
+// generator ([NewRunID]), so the id a user sees has one shape whichever
+// layer named the run, and the one normalisation ([Run.Normalize] and its
+// siblings, applied by [Marshal]), so list members say [] and never null
+// without every constructor filling them by hand.
 package report
 
 import (
