@@ -161,19 +161,20 @@ func ServeHost(ctx context.Context, stdin io.Reader, stdout io.WriteCloser, deps
 	return err
 }
 
-// wait waits at most d for running jobs to finish and their results to be
-// queued.
+// wait waits at most d for running jobs to finish, then for their results
+// to be queued (which follows at once).
 func (h *host) wait(d time.Duration) {
-	done := make(chan struct{})
-	go func() {
-		h.forwarders.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(d):
-		h.log.Warn("jobs still running at exit")
+	rt := h.built()
+	if rt == nil {
+		return
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	if !rt.Wait(ctx) {
+		h.log.Warn("jobs still running at exit")
+		return
+	}
+	h.forwarders.Wait()
 }
 
 // built returns the runtime when it has been built, else nil.

@@ -214,19 +214,11 @@ func fieldString(m map[string]any, key string) string {
 }
 
 // fieldInt returns m[key] as an integer when it is an integral number of
-// any of the shapes a msgpack or JSON decoder produces.
+// any of the shapes a msgpack or JSON decoder produces (see normalize).
 func fieldInt(m map[string]any, key string) (int64, bool) {
-	switch v := m[key].(type) {
-	case int64:
-		return v, true
-	case int:
-		return int64(v), true
-	case uint64:
-		return int64(v), true
-	case float64:
-		if v == float64(int64(v)) {
-			return int64(v), true
-		}
+	f, ok := normalize(m[key]).(float64)
+	if !ok || f != math.Trunc(f) {
+		return 0, false
 	}
-	return 0, false
+	return int64(f), true
 }
