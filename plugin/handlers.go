@@ -5,6 +5,8 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"flow/runtime/agent"
+	"flow/runtime/job"
 	"flow/runtime/report"
 )
 
@@ -118,11 +120,34 @@ func nonNil(s []string) []string {
 
 // run: flow_run(task, token?) → {status:"started", token} | {status:"busy"}.
 func (h *host) run(args []any) (any, error) {
-	task, err := stringArg(args, 0)
+	return h.startJob("run", args, func(rt Runtime, task string, emit func(agent.Event)) (*job.Job, error) {
+		return rt.StartRun(h.ctx, task, emit)
+	})
+}
+
+// check: flow_check(name|"", token?) → {status:"started", token}.
+func (h *host) check(args []any) (any, error) {
+	return h.startJob("check", args, func(rt Runtime, name string, emit func(agent.Event)) (*job.Job, error) {
+		return rt.StartCheck(h.ctx, name, emit)
+	})
+}
+
+// undo: flow_undo(run_id|"", token?) → {status:"started", token}.
+func (h *host) undo(args []any) (any, error) {
+	return h.startJob("undo", args, func(rt Runtime, id string, _ func(agent.Event)) (*job.Job, error) {
+		return rt.StartUndo(h.ctx, id)
+	})
+}
+
+// startJob answers a job request: args[0] is the job's string argument
+// (a run needs a non-empty task), args[1] the client's token; start starts
+// the job on the runtime with the job's event sink.
+func (h *host) startJob(op string, args []any, start func(rt Runtime, arg string, emit func(agent.Event)) (*job.Job, error)) (any, error) {
+	arg, err := stringArg(args, 0)
 	if err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(task) == "" {
+	if op == "run" && strings.TrimSpace(arg) == "" {
 		return nil, fmt.Errorf("flow: flow_run needs a task")
 	}
 	rt, err := h.runtime()
@@ -130,23 +155,8 @@ func (h *host) run(args []any) (any, error) {
 		return map[string]any{"status": report.StatusError, "error": err.Error()}, nil
 	}
 	token := tokenArg(args, 1)
-	j, err := rt.StartRun(h.ctx, task, h.emitter("run", token))
-	return h.started("run", token, j, err)
-}
-
-// check: flow_check(name|"", token?) → {status:"started", token}.
-func (h *host) check(args []any) (any, error) {
-	name, err := stringArg(args, 0)
-	if err != nil {
-		return nil, err
-	}
-	rt, err := h.runtime()
-	if err != nil {
-		return map[string]any{"status": report.StatusError, "error": err.Error()}, nil
-	}
-	token := tokenArg(args, 1)
-	j, err := rt.StartCheck(h.ctx, name, h.emitter("check", token))
-	return h.started("check", token, j, err)
+	j, err := start(rt, arg, h.emitter(op, token))
+	return h.started(op, token, j, err)
 }
 
 // status: flow_status() → the status report, at once.
@@ -166,19 +176,4 @@ func (h *host) stop([]any) (any, error) {
 		n = rt.CancelAll()
 	}
 	return map[string]any{"stopped": n}, nil
-}
-
-// undo: flow_undo(run_id|"", token?) → {status:"started", token}.
-func (h *host) undo(args []any) (any, error) {
-	id, err := stringArg(args, 0)
-	if err != nil {
-		return nil, err
-	}
-	rt, err := h.runtime()
-	if err != nil {
-		return map[string]any{"status": report.StatusError, "error": err.Error()}, nil
-	}
-	token := tokenArg(args, 1)
-	j, err := rt.StartUndo(h.ctx, id)
-	return h.started("undo", token, j, err)
 }
