@@ -3,15 +3,18 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// call is the state of one tools/call request, shared by the frame loop and
-// the tool handler (which finds it in its context).
+// call is the state of one running flow_run or flow_check, shared by the
+// frame loop (cancellation) and the job's progress callback.
 type call struct {
 	id    json.RawMessage
 	key   string // idKey(id)
@@ -20,30 +23,11 @@ type call struct {
 	out   *wire
 	stop  context.CancelFunc
 
-	// busy names the tool holding the run slot when this flow_run or
-	// flow_check could not take it; the handler then answers "busy".
-	busy string
-
 	cancelled atomic.Bool // notifications/cancelled named this call
 
 	mu   sync.Mutex
 	sent int  // progress notifications written
 	done bool // the handler has its report: no more progress
-}
-
-type callKey struct{}
-
-func withCall(ctx context.Context, c *call) context.Context {
-	if c == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, callKey{}, c)
-}
-
-// callFrom returns the call of a tool handler's context, or nil.
-func callFrom(ctx context.Context) *call {
-	c, _ := ctx.Value(callKey{}).(*call)
-	return c
 }
 
 // maxProgressBytes bounds one progress message.
@@ -88,18 +72,13 @@ func (c *call) finish() {
 	c.mu.Unlock()
 }
 
-// busyWith returns the tool holding the slot when this call was refused it.
-func (c *call) busyWith() string {
-	if c == nil {
-		return ""
-	}
-	return c.busy
-}
-
 // callTool validates a tools/call request (reference §11.4: params, tool
-// name, arguments, all -32602) and dispatches it through mcp-go. flow_status
-// is answered before returning; flow_run and flow_check take the run slot
-// and go on on their own goroutine, or are answered "busy" at once.
+// name, arguments, all -32602) and dispatches it: the frame was parsed once,
+// by parseMessage, parseCallParams and the tool's input schema, and the
+// tool is called with the decoded arguments (mcp-go only lists the tools).
+// flow_status is answered before returning; flow_run and flow_check are
+// runtime jobs: started here and answered from their own goroutine, or
+// answered "busy" at once when the runtime refuses to start them.
 func (ss *session) callTool(m message) {
 	p, perr := parseCallParams(m.params)
 	if perr != nil {
@@ -116,18 +95,20 @@ func (ss *session) callTool(m message) {
 		_ = ss.out.error(m.id, perr)
 		return
 	}
-	c := &call{id: m.id, key: idKey(m.id), tool: def.name, token: p.token, out: ss.out, stop: func() {}}
-	params := map[string]any{"name": def.name, "arguments": args}
-	if !def.long {
-		ss.reply(m.id, c, ss.invoke(ss.base, c, "tools/call", params))
+	if def.answer != nil {
+		res, err := ss.answer(def, args)
+		ss.replyTool(m.id, res, err)
 		return
 	}
-	if holder := ss.srv.acquire(def.name); holder != "" {
-		c.busy = holder
-		ss.reply(m.id, c, ss.invoke(ss.base, c, "tools/call", params))
-		return
-	}
+	c := &call{id: m.id, key: idKey(m.id), tool: def.name, token: p.token, out: ss.out}
 	ctx, stop := context.WithCancel(ss.base)
+	j, err := def.start(ctx, args, c.progress)
+	if err != nil {
+		stop()
+		ss.log.Info("tool call refused", "tool", def.name, "id", string(m.id), "reason", err.Error())
+		ss.replyTool(m.id, refusedResult(err), nil)
+		return
+	}
 	c.stop = stop
 	ss.longMu.Lock()
 	ss.running = c
@@ -135,21 +116,61 @@ func (ss *session) callTool(m message) {
 	ss.calls.Add(1)
 	go func() {
 		defer ss.calls.Done()
-		resp := ss.invoke(ctx, c, "tools/call", params)
+		rep, status := j.Result()
+		c.finish()
 		stop()
 		ss.longMu.Lock()
 		ss.running = nil
 		ss.longMu.Unlock()
-		ss.srv.release()
+		var res *mcp.CallToolResult
+		if p := j.Panic(); p != nil {
+			err = ss.recovered(c.tool, p)
+		} else {
+			res, err = reportResult(rep, status)
+		}
 		switch {
 		case c.cancelled.Load():
 			ss.log.Info("response to a cancelled request not sent", "tool", c.tool, "id", string(c.id))
 		case ss.out.isShut():
 			ss.log.Info("response not sent: session interrupted", "tool", c.tool, "id", string(c.id))
 		default:
-			ss.reply(m.id, c, resp)
+			ss.replyTool(m.id, res, err)
 		}
 	}()
+}
+
+// answer runs an inline tool; a panic becomes an internal error.
+func (ss *session) answer(def *toolDef, args map[string]string) (res *mcp.CallToolResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, ss.recovered(def.name, p)
+		}
+	}()
+	return def.answer(ss.base, args)
+}
+
+// recovered logs a tool's panic and returns the error answered for it.
+func (ss *session) recovered(tool string, p any) error {
+	err := fmt.Errorf("panic recovered in %s tool handler: %v", tool, p)
+	ss.log.Error("tool panicked", "tool", tool, "error", err.Error())
+	return err
+}
+
+// replyTool writes a tools/call result, or -32603 for err (a tool that
+// panicked or returned data that is not JSON).
+func (ss *session) replyTool(id json.RawMessage, res *mcp.CallToolResult, err error) {
+	var result json.RawMessage
+	if err == nil {
+		result, err = toolResultJSON(res)
+	}
+	if err == nil {
+		err = ss.out.result(id, result)
+	} else {
+		err = ss.out.error(id, &rpcError{code: codeInternalError, message: err.Error()})
+	}
+	if err != nil {
+		ss.log.Warn("write reply", "error", err)
+	}
 }
 
 // callParams are the accepted members of tools/call params.

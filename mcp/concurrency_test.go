@@ -135,13 +135,13 @@ func TestBusyAndAnswersDuringRun(t *testing.T) {
 	c.expect(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1,"message":"started first"}}`)
 
 	busy := func(id int, holder string) string {
-		sc := fmt.Sprintf(`{"status":"busy","verified":false,"error":"busy: a %s is already in progress"}`, holder)
+		sc := fmt.Sprintf(`{"status":"busy","verified":false,"error":"busy: a %s is already in progress in this flow process; wait for it to finish or stop it"}`, holder)
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":%q}],"structuredContent":%s,"isError":true}}`, id, sc, sc)
 	}
 	c.send(callLine(2, "flow_run", map[string]any{"task": "second"}, nil))
-	c.expect(busy(2, "flow_run"))
+	c.expect(busy(2, "run"))
 	c.send(callLine(3, "flow_check", map[string]any{}, nil))
-	c.expect(busy(3, "flow_run"))
+	c.expect(busy(3, "run"))
 	c.send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
 	c.expect(`{"jsonrpc":"2.0","id":4,"result":{}}`)
 	c.send(`{"jsonrpc":"2.0","id":5,"method":"tools/list"}`)

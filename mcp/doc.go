@@ -5,52 +5,65 @@
 // Callers import it as flowmcp; inside this package "mcp" is mcp-go's
 // protocol package.
 //
-// # How it sits on mcp-go
+// # Decision: flow owns the protocol, mcp-go provides types
 //
-// mcp-go (github.com/mark3labs/mcp-go v1.2.1) owns the protocol objects: the
-// initialize result and capabilities, tools/list, tools/call dispatch to the
-// tool handlers, panic recovery and request logging all go through
-// [server.MCPServer.HandleMessage], unmodified. This package adds what
-// mcp-go's stdio transport gets wrong for flow and replaces that transport
-// with a small one of its own rather than forking the library:
+// flow speaks the small protocol itself (initialize, notifications/
+// initialized, ping, tools/list, tools/call, notifications/cancelled) and
+// uses mcp-go (github.com/mark3labs/mcp-go v1.2.1) only for its protocol
+// types: [mcp.Tool] (the advertised definitions and their JSON form),
+// [mcp.ToolAnnotation] and [mcp.CallToolResult]. Every frame is parsed
+// once, here: the envelope (parseMessage), then the method's params, then a
+// tool call's arguments against the advertised input schema, which yields
+// the decoded arguments the tool runs with; every reply is encoded once, by
+// flow's single writer.
 //
-//   - framing: a line reader capped at 1 MiB per frame (mcp-go reads
-//     unbounded lines), which also handles a final line without a newline
-//     (mcp-go drops it) and skips blank lines;
+// The earlier position was halfway: flow framed, validated and ordered the
+// stream, then re-encoded each validated request so that mcp-go's
+// MCPServer.HandleMessage could parse it again and reach the same handlers,
+// and re-encoded mcp-go's answers once more; a refused (busy) call took
+// that round trip just to be rendered. It paid for both and bought little:
+// the three answers mcp-go built (initialize, tools/list, ping) are a few
+// fixed lines, and everything flow must control — ordering, validation,
+// versions, cancellation, panics — was already flow's. mcp-go's stdio server
+// (StdioServer.Listen) cannot be used at all: its session is a
+// package-level singleton (two servers in one process share it), it decodes
+// request ids into float64 (large integer ids come back changed), its read
+// loop cannot be told to answer in order, it reads unbounded lines, drops a
+// final line without a newline, serves requests before initialize, queues
+// progress notifications on another goroutine (so one can follow the
+// result) and logs to stderr. What this package does instead:
+//
+//   - framing: a line reader capped at 1 MiB per frame, which also handles
+//     a final line without a newline and skips blank lines;
 //   - validation before dispatch: parse errors, batches, bad ids and
 //     versions, the initialize → notifications/initialized lifecycle
-//     (-32002; mcp-go serves requests before initialize), protocol version
-//     negotiation, unknown methods, and strict tools/call parameters and
-//     arguments against the advertised input schemas (-32602; mcp-go would
-//     hand them to the tool, or answer with an isError result);
+//     (-32002), protocol version negotiation, unknown methods, and strict
+//     tools/call parameters and arguments against the advertised input
+//     schemas (-32602);
 //   - ordering: every request except a running flow_run or flow_check is
 //     answered before the next frame is read, so replies come in request
-//     order (mcp-go runs requests concurrently); progress notifications are
-//     written synchronously by the caller of the progress callback, so none
-//     can follow the tool's result (mcp-go queues them on a separate
-//     goroutine);
+//     order; progress notifications are written synchronously by the
+//     caller of the progress callback, so none can follow the tool's result;
+//   - panic recovery for the tools (a panicking tool is -32603 and the
+//     session goes on), and one "mcp.request" log line per request;
 //   - one writer: every line goes out through one mutex-guarded writer, and
-//     nothing is ever written to stderr (mcp-go's stdio logger writes there).
+//     nothing is ever written to stderr.
 //
-// StdioServer.Listen is not used because its session is a package-level
-// singleton (two servers in one process share it), it decodes request ids
-// into float64 (large integer ids come back changed) and its read loop
-// cannot be told to answer in order; working around each of those behind
-// Listen would have meant parsing every outgoing line again.
-//
-// Modern (2026-07-28, stateless) mode never activates: requests reach
-// mcp-go with their _meta removed, server/discover is not served, and
-// initialize only negotiates 2025-11-25, 2025-06-18 or 2025-03-26. MCP tasks
-// are not advertised (mcp-go v1.2.1 cancels a task's context as soon as the
-// task is created).
+// Only the initialize handshake is spoken: initialize negotiates 2025-11-25,
+// 2025-06-18 or 2025-03-26, _meta is ignored, server/discover (the
+// stateless 2026-07-28 mode) is an unknown method, and MCP tasks are not
+// advertised.
 //
 // # Concurrency and cancellation
 //
-// The frame loop handles one frame at a time. flow_run and flow_check run on
-// their own goroutine and share one slot per [Server]: a second one while the
-// slot is taken gets an isError result with status "busy". ping, tools/list
-// and flow_status keep being answered while a run is in progress, and
-// notifications/cancelled naming the running call cancels its context.
+// The frame loop handles one frame at a time. flow_run and flow_check are
+// jobs of the runtime's one job system (runtime/job): the server starts
+// them and waits for them on their own goroutine, and when the runtime
+// refuses to start one (another job holds the workspace, in this process or
+// another) the call gets an isError result with status "busy" and the
+// runtime's sentence for it, at once. The server keeps no slot of its own.
+// ping, tools/list and flow_status keep being answered while a job is in
+// progress, and notifications/cancelled naming the running call cancels it.
 //
 // A cancelled call gets no response at all (the MCP specification says the
 // receiver SHOULD NOT respond): the runtime still returns its "cancelled"

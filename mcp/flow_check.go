@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"flow/runtime/job"
 )
 
 //go:embed flow_check.md
@@ -32,7 +34,6 @@ func (s *Server) flowCheckTool() *toolDef {
 	}
 	return &toolDef{
 		name:  "flow_check",
-		long:  true,
 		input: input,
 		tool: mcp.Tool{
 			Name:            "flow_check",
@@ -42,15 +43,8 @@ func (s *Server) flowCheckTool() *toolDef {
 			RawOutputSchema: output.raw(),
 			Annotations:     annotations("Run named checks", false, false, false),
 		},
-		handler: s.handleCheck,
+		start: func(ctx context.Context, args map[string]string, _ func(string)) (*job.Job, error) {
+			return s.rt.StartCheck(ctx, args["name"])
+		},
 	}
-}
-
-func (s *Server) handleCheck(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	if holder := callFrom(ctx).busyWith(); holder != "" {
-		return busyResult(holder), nil
-	}
-	name, _ := req.GetArguments()["name"].(string)
-	rep := s.rt.Check(ctx, name)
-	return reportResult(rep, rep.Status)
 }

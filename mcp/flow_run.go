@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"flow/runtime/job"
 )
 
 //go:embed flow_run.md
@@ -33,7 +35,6 @@ func (s *Server) flowRunTool() *toolDef {
 	}
 	return &toolDef{
 		name:  "flow_run",
-		long:  true,
 		input: input,
 		tool: mcp.Tool{
 			Name:            "flow_run",
@@ -43,18 +44,8 @@ func (s *Server) flowRunTool() *toolDef {
 			RawOutputSchema: output.raw(),
 			Annotations:     annotations("Run a verified coding task", false, true, false),
 		},
-		handler: s.handleRun,
+		start: func(ctx context.Context, args map[string]string, progress func(string)) (*job.Job, error) {
+			return s.rt.StartRun(ctx, args["task"], progress)
+		},
 	}
-}
-
-// handleRun runs the task, forwarding the runtime's progress lines.
-func (s *Server) handleRun(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	c := callFrom(ctx)
-	if holder := c.busyWith(); holder != "" {
-		return busyResult(holder), nil
-	}
-	task, _ := req.GetArguments()["task"].(string)
-	rep := s.rt.Run(ctx, task, c.progress)
-	c.finish()
-	return reportResult(rep, rep.Status)
 }

@@ -39,11 +39,9 @@ func (s *Server) flowStatusTool() *toolDef {
 			RawOutputSchema: output.raw(),
 			Annotations:     annotations("Flow status", true, false, true),
 		},
-		handler: s.handleStatus,
+		answer: func(ctx context.Context, _ map[string]string) (*mcp.CallToolResult, error) {
+			rep := s.rt.Status(ctx)
+			return reportResult(rep, rep.Status)
+		},
 	}
-}
-
-func (s *Server) handleStatus(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	rep := s.rt.Status(ctx)
-	return reportResult(rep, rep.Status)
 }

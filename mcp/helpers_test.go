@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"flow/runtime/job"
 	"flow/runtime/report"
 )
 
@@ -22,9 +23,13 @@ var update = flag.Bool("update", false, "rewrite mcp/testdata golden files")
 // that stopped answering and is not a performance assertion.
 const hangGuard = 10 * time.Second
 
-// fakeRuntime is a hand-written Runtime. It records every call; the
-// optional functions replace the default behaviour.
+// fakeRuntime is a hand-written Runtime whose jobs run under the runtime's
+// real job system (a job.Gate), so busy and cancellation behave as in flow.
+// It records every call; the optional functions replace the default
+// behaviour.
 type fakeRuntime struct {
+	gate job.Gate
+
 	mu       sync.Mutex
 	runs     []string
 	checks   []string
@@ -33,6 +38,20 @@ type fakeRuntime struct {
 	run    func(ctx context.Context, task string, progress func(string)) report.Run
 	check  func(ctx context.Context, name string) report.CheckReport
 	status func(ctx context.Context) report.Status
+}
+
+func (f *fakeRuntime) StartRun(ctx context.Context, task string, progress func(string)) (*job.Job, error) {
+	return f.gate.Start(ctx, job.KindRun, func(ctx context.Context, _ *job.Job) (any, string) {
+		rep := f.Run(ctx, task, progress)
+		return rep, rep.Status
+	})
+}
+
+func (f *fakeRuntime) StartCheck(ctx context.Context, name string) (*job.Job, error) {
+	return f.gate.Start(ctx, job.KindCheck, func(ctx context.Context, _ *job.Job) (any, string) {
+		rep := f.Check(ctx, name)
+		return rep, rep.Status
+	})
 }
 
 func (f *fakeRuntime) Run(ctx context.Context, task string, progress func(string)) report.Run {
@@ -301,9 +320,8 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 	}
 }
 
-// slotFree reports whether no flow_run or flow_check holds srv's slot.
+// slotFree reports whether no flow_run or flow_check holds the workspace:
+// the runtime's job gate is free.
 func slotFree(srv *Server) bool {
-	srv.slotMu.Lock()
-	defer srv.slotMu.Unlock()
-	return srv.slot == ""
+	return srv.rt.(*fakeRuntime).gate.Current() == nil
 }

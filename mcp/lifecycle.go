@@ -1,10 +1,6 @@
 package mcp
 
-import (
-	"encoding/json"
-
-	"github.com/mark3labs/mcp-go/mcp"
-)
+import "encoding/json"
 
 // Protocol versions flow speaks (SPEC §11). All use the initialize handshake.
 const (
@@ -31,9 +27,8 @@ func negotiate(requested string) string {
 
 // initialize answers the initialize request: once per session, with
 // capabilities and clientInfo{name, version} required (reference §11.3).
-// mcp-go builds the result from a normalised request carrying the
-// negotiated version and no _meta, so it never enters its stateless
-// 2026-07-28 mode and never echoes a version flow does not speak.
+// The answer carries the negotiated version, so flow never echoes a
+// version it does not speak.
 func (ss *session) initialize(m message) {
 	if ss.initOK {
 		_ = ss.out.error(m.id, errAlreadyInitialized)
@@ -53,39 +48,49 @@ func (ss *session) initialize(m message) {
 		_ = ss.out.error(m.id, errClientInfo)
 		return
 	}
-	// Capabilities mcp-go cannot decode (an unexpected shape inside an
-	// object) are replaced by none: flow uses no client capability.
-	caps := p["capabilities"]
-	if json.Unmarshal(caps, new(mcp.ClientCapabilities)) != nil {
-		caps = json.RawMessage(`{}`)
-	}
-	params := map[string]any{
-		"protocolVersion": negotiate(requested),
-		"capabilities":    caps,
-		"clientInfo":      info,
-	}
-	resp := ss.invoke(ss.base, nil, "initialize", params)
-	if _, ok := resp.(mcp.JSONRPCResponse); ok {
-		ss.initOK = true
-		ss.log.Debug("initialized", "client", info.Name, "client_version", info.Version, "requested", requested)
-	}
-	ss.reply(m.id, nil, resp)
+	// flow uses no client capability: capabilities need only be an object.
+	ss.initOK = true
+	ss.log.Debug("initialized", "client", info.Name, "client_version", info.Version, "requested", requested)
+	ss.result(m.id, initializeResult{
+		ProtocolVersion: negotiate(requested),
+		Capabilities:    serverCapabilities{Tools: struct{}{}},
+		ServerInfo:      implementation{Name: "flow", Version: ss.srv.version},
+		Instructions:    Instructions(),
+	})
+}
+
+// initializeResult is the result of initialize: tools without list
+// changes, flow's name and version, and its instructions for the model.
+type initializeResult struct {
+	ProtocolVersion string             `json:"protocolVersion"`
+	Capabilities    serverCapabilities `json:"capabilities"`
+	ServerInfo      implementation     `json:"serverInfo"`
+	Instructions    string             `json:"instructions"`
+}
+
+type serverCapabilities struct {
+	Tools struct{} `json:"tools"`
+}
+
+type implementation struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
 }
 
 // clientInfo decodes {"name": string, "version": string}; other members are
 // ignored.
-func clientInfo(raw json.RawMessage) (mcp.Implementation, bool) {
+func clientInfo(raw json.RawMessage) (implementation, bool) {
 	if !isObject(raw) {
-		return mcp.Implementation{}, false
+		return implementation{}, false
 	}
 	var p map[string]json.RawMessage
 	if json.Unmarshal(raw, &p) != nil {
-		return mcp.Implementation{}, false
+		return implementation{}, false
 	}
 	name, ok1 := jsonString(p["name"])
 	version, ok2 := jsonString(p["version"])
 	if !ok1 || !ok2 {
-		return mcp.Implementation{}, false
+		return implementation{}, false
 	}
-	return mcp.Implementation{Name: name, Version: version}, true
+	return implementation{Name: name, Version: version}, true
 }

@@ -2,12 +2,14 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"flow/runtime/job"
 	"flow/runtime/report"
 )
 
@@ -43,19 +45,22 @@ func structuredResult(b json.RawMessage, isError bool) *mcp.CallToolResult {
 	}
 }
 
-// busyReport is the report of a flow_run or flow_check refused because the
-// run slot is taken.
-type busyReport struct {
+// refusal is the report of a flow_run or flow_check the runtime would not
+// start: status "busy" (another job holds the workspace) or "error".
+type refusal struct {
 	Status   string `json:"status"`
 	Verified bool   `json:"verified"`
 	Error    string `json:"error"`
 }
 
-func busyResult(holder string) *mcp.CallToolResult {
-	b, _ := report.Marshal(busyReport{
-		Status: report.StatusBusy,
-		Error:  fmt.Sprintf("busy: a %s is already in progress", holder),
-	})
+// refusedResult is the tool result of a job that could not start; err's
+// text is the runtime's one sentence for it.
+func refusedResult(err error) *mcp.CallToolResult {
+	status := report.StatusError
+	if errors.Is(err, job.ErrBusy) {
+		status = report.StatusBusy
+	}
+	b, _ := report.Marshal(refusal{Status: status, Error: err.Error()})
 	return structuredResult(b, true)
 }
 

@@ -6,27 +6,28 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 
-	"github.com/mark3labs/mcp-go/server"
-
+	"flow/runtime/job"
 	"flow/runtime/report"
 )
 
-// Runtime is what the server needs from flow's runtime. The server calls
-// Run and Check on their own goroutine, at most one of them at a time per
-// [Server]; Status may be called at any time, also while a Run or Check is in
-// progress, and must not wait for them.
+// Runtime is what the server needs from flow's runtime. flow_run and
+// flow_check are jobs of the runtime's one job system ([job.Gate]): a Start
+// method returns the job at once, or an error matching [job.ErrBusy] while
+// another job holds the workspace, which the server answers with a "busy"
+// result. Status may be called at any time, also while a job is in
+// progress, and must not wait for it.
 type Runtime interface {
-	// Run runs one task. progress receives one short human-readable line per
-	// runtime event; it may be called from any goroutine until Run returns
-	// (later calls are ignored). When ctx is cancelled Run stops and returns
-	// a "cancelled" report.
-	Run(ctx context.Context, task string, progress func(message string)) report.Run
-	// Check runs the configured check called name, or every check when name
-	// is "".
-	Check(ctx context.Context, name string) report.CheckReport
+	// StartRun starts one task; the job's result is a report.Run. progress
+	// receives one short human-readable line per runtime event; it may be
+	// called from any goroutine until the job is done (later calls are
+	// ignored). When ctx is cancelled the run stops with a "cancelled"
+	// report.
+	StartRun(ctx context.Context, task string, progress func(message string)) (*job.Job, error)
+	// StartCheck starts the configured check called name, or every check
+	// when name is ""; the job's result is a report.CheckReport.
+	StartCheck(ctx context.Context, name string) (*job.Job, error)
 	// Status reports flow's local state without contacting the model.
 	Status(ctx context.Context) report.Status
 }
@@ -35,23 +36,20 @@ type Runtime interface {
 type Options struct {
 	// Version is reported as serverInfo.version ("" means "dev").
 	Version string
-	// Logger receives the server's diagnostics and mcp-go's per-request
-	// lines (level Info); nil discards them. Nothing is ever written to
-	// stderr by the server itself.
+	// Logger receives the server's diagnostics and one "mcp.request" line
+	// per request (level Info); nil discards them. Nothing is ever written
+	// to stderr by the server itself.
 	Logger *slog.Logger
 }
 
 // Server is flow's MCP server. It is safe to call [Server.Serve] more than
 // once, also concurrently (each call is one session); the sessions share the
-// one-run-at-a-time slot.
+// runtime, hence its one-job-at-a-time rule.
 type Server struct {
-	rt   Runtime
-	log  *slog.Logger
-	mcp  *server.MCPServer
-	tool map[string]*toolDef
-
-	slotMu sync.Mutex
-	slot   string // name of the tool running in the slot, "" when free
+	rt      Runtime
+	log     *slog.Logger
+	version string
+	tool    map[string]*toolDef
 
 	sessions atomic.Int64
 }
@@ -69,24 +67,13 @@ func NewServer(rt Runtime, opts Options) *Server {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	version := opts.Version
-	if version == "" {
-		version = "dev"
+	s.version = opts.Version
+	if s.version == "" {
+		s.version = "dev"
 	}
-	mcpOpts := []server.ServerOption{
-		server.WithToolCapabilities(false),
-		server.WithInstructions(Instructions()),
-		server.WithRecovery(),
-		server.WithToolFilter(orderTools),
-	}
-	if opts.Logger != nil {
-		mcpOpts = append(mcpOpts, server.WithLogger(opts.Logger))
-	}
-	s.mcp = server.NewMCPServer("flow", version, mcpOpts...)
 	s.tool = make(map[string]*toolDef)
 	for _, def := range s.toolDefs() {
 		s.tool[def.name] = def
-		s.mcp.AddTool(def.tool, def.handler)
 	}
 	return s
 }
@@ -102,27 +89,5 @@ func NewServer(rt Runtime, opts Options) *Server {
 // The goroutine reading r may stay blocked in r.Read after Serve returns
 // because of ctx or a write error; it ends when r is closed.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	ss, err := s.newSession(ctx, w)
-	if err != nil {
-		return err
-	}
-	return ss.run(ctx, r)
-}
-
-// acquire takes the run slot for tool; when the slot is taken it returns the
-// name of the tool holding it.
-func (s *Server) acquire(tool string) (holder string) {
-	s.slotMu.Lock()
-	defer s.slotMu.Unlock()
-	if s.slot != "" {
-		return s.slot
-	}
-	s.slot = tool
-	return ""
-}
-
-func (s *Server) release() {
-	s.slotMu.Lock()
-	s.slot = ""
-	s.slotMu.Unlock()
+	return s.newSession(ctx, w).run(ctx, r)
 }

@@ -8,10 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"sync"
-	"sync/atomic"
-
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
 
 // session is one Serve call: the frame loop and its lifecycle state.
@@ -21,35 +17,26 @@ type session struct {
 	out *wire
 	log *slog.Logger
 
-	// base is the context every request reaches mcp-go with: it carries
-	// mcp-go's session and is cancelled when the session ends.
+	// base is the context of every request and job of the session; it is
+	// cancelled when the session ends.
 	base    context.Context
 	stop    context.CancelFunc
 	calls   sync.WaitGroup
-	seq     atomic.Int64 // internal request ids for mcp-go
-	initOK  bool         // initialize succeeded (frame loop only)
-	ready   bool         // notifications/initialized followed it (frame loop only)
+	initOK  bool // initialize succeeded (frame loop only)
+	ready   bool // notifications/initialized followed it (frame loop only)
 	longMu  sync.Mutex
-	running *call // the flow_run or flow_check of this session in the slot
+	running *call // the running flow_run or flow_check job of this session
 }
 
-func (s *Server) newSession(ctx context.Context, w io.Writer) (*session, error) {
+func (s *Server) newSession(ctx context.Context, w io.Writer) *session {
 	n := s.sessions.Add(1)
 	ss := &session{srv: s, id: fmt.Sprintf("flow-stdio-%d", n), out: newWire(w)}
 	ss.log = s.log.With("session", ss.id)
-	ms := &mcpSession{id: ss.id, notifications: make(chan mcp.JSONRPCNotification)}
-	if err := s.mcp.RegisterSession(ctx, ms); err != nil {
-		return nil, fmt.Errorf("register mcp session: %w", err)
-	}
 	// Requests do not inherit ctx's cancellation directly: when ctx ends,
 	// run first shuts the output and only then cancels them, so a cancelled
 	// call cannot slip its report out in between.
-	base := s.mcp.WithContext(context.WithoutCancel(ctx), ms)
-	// server/discover never reaches mcp-go; should it ever, it would offer
-	// only the legacy versions flow speaks.
-	base = server.WithSupportedProtocolVersions(base, []string{versionPreferred, version20250618, version20250326})
-	ss.base, ss.stop = context.WithCancel(base)
-	return ss, nil
+	ss.base, ss.stop = context.WithCancel(context.WithoutCancel(ctx))
+	return ss
 }
 
 // frameResult is one result of the reading goroutine.
@@ -140,16 +127,14 @@ func (ss *session) waitCalls(ctx context.Context) error {
 	}
 }
 
-// end cancels what is still running, waits for it and detaches the session
-// from mcp-go.
+// end cancels what is still running and waits for it.
 func (ss *session) end(why string) {
 	ss.stop()
 	ss.calls.Wait()
-	ss.srv.mcp.UnregisterSession(context.Background(), ss.id)
 	ss.log.Debug("session end", "reason", why)
 }
 
-// handle answers one frame. Only a flow_run or flow_check that took the slot
+// handle answers one frame. Only a flow_run or flow_check job that started
 // is still running when it returns.
 func (ss *session) handle(frame []byte) {
 	if isBlank(frame) {
@@ -169,15 +154,16 @@ func (ss *session) handle(frame []byte) {
 		_ = ss.out.error(m.id, errParamsObject)
 		return
 	}
+	ss.log.Info("mcp.request", "mcp.method", clip(m.method, 100), "id", string(m.id))
 	switch {
 	case m.method == "ping":
-		ss.reply(m.id, nil, ss.invoke(ss.base, nil, "ping", nil))
+		ss.result(m.id, struct{}{})
 	case m.method == "initialize":
 		ss.initialize(m)
 	case !ss.ready:
 		_ = ss.out.error(m.id, errNotReady)
 	case m.method == "tools/list":
-		ss.reply(m.id, nil, ss.invoke(ss.base, nil, "tools/list", nil))
+		ss.result(m.id, ss.srv.listTools())
 	case m.method == "tools/call":
 		ss.callTool(m)
 	default:
@@ -221,53 +207,13 @@ func (ss *session) cancel(params json.RawMessage) {
 	}
 }
 
-// invoke hands one request to mcp-go under a fresh internal id and returns
-// mcp-go's response (a result or an error, never nil).
-func (ss *session) invoke(ctx context.Context, c *call, method string, params any) (resp mcp.JSONRPCMessage) {
-	id := ss.seq.Add(1)
-	internal := mcp.NewJSONRPCError(mcp.NewRequestId(id), codeInternalError, "Internal error", nil)
-	req := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
-	if params != nil {
-		req["params"] = params
-	}
-	msg, err := marshal(req)
-	if err != nil {
-		return internal
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			ss.log.Error("panic in request handler", "method", method, "panic", fmt.Sprint(r))
-			resp = internal
-		}
-	}()
-	resp = ss.srv.mcp.HandleMessage(withCall(ctx, c), msg)
-	if resp == nil {
-		resp = internal
-	}
-	return resp
-}
-
-// reply writes mcp-go's response under the client's id. c is non-nil for
-// tools/call, whose results are re-encoded (see toolResultJSON).
-func (ss *session) reply(id json.RawMessage, c *call, resp mcp.JSONRPCMessage) {
-	var err error
-	switch r := resp.(type) {
-	case mcp.JSONRPCResponse:
-		var result json.RawMessage
-		if tr, ok := r.Result.(*mcp.CallToolResult); ok && c != nil {
-			result, err = toolResultJSON(tr)
-		} else {
-			result, err = marshal(r.Result)
-		}
-		if err == nil {
-			err = ss.out.result(id, result)
-			break
-		}
+// result writes a successful response with v as its result.
+func (ss *session) result(id json.RawMessage, v any) {
+	b, err := marshal(v)
+	if err == nil {
+		err = ss.out.result(id, b)
+	} else {
 		ss.log.Error("encode result", "error", err)
-		err = ss.out.error(id, &rpcError{code: codeInternalError, message: "Internal error"})
-	case mcp.JSONRPCError:
-		err = ss.out.error(id, &rpcError{code: r.Error.Code, message: r.Error.Message, data: r.Error.Data})
-	default:
 		err = ss.out.error(id, &rpcError{code: codeInternalError, message: "Internal error"})
 	}
 	if err != nil {
@@ -287,21 +233,3 @@ func clip(s string, n int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// mcpSession is the mcp-go side of a session. Its notification channel is
-// never read: mcp-go sends to it without blocking and drops what does not
-// fit, and flow writes its own progress notifications (see call.progress).
-type mcpSession struct {
-	id            string
-	notifications chan mcp.JSONRPCNotification
-	initialized   atomic.Bool
-}
-
-func (m *mcpSession) SessionID() string { return m.id }
-func (m *mcpSession) Initialize()       { m.initialized.Store(true) }
-func (m *mcpSession) Initialized() bool { return m.initialized.Load() }
-func (m *mcpSession) NotificationChannel() chan<- mcp.JSONRPCNotification {
-	return m.notifications
-}
-
-var _ server.ClientSession = (*mcpSession)(nil)

@@ -11,34 +11,43 @@ import (
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
+
+	"flow/runtime/job"
 )
 
 // toolDef is one of the three tools: its advertised definition, the schema
-// its arguments are checked against before dispatch, and its handler.
+// its arguments are checked against before dispatch, and what it does:
+// answer, for a tool answered inline (flow_status), or start, for a tool
+// that is a runtime job (flow_run, flow_check).
 type toolDef struct {
-	name    string
-	long    bool // runs in the run slot on its own goroutine
-	input   objectSchema
-	tool    mcp.Tool
-	handler server.ToolHandlerFunc
+	name   string
+	input  objectSchema
+	tool   mcp.Tool
+	answer func(ctx context.Context, args map[string]string) (*mcp.CallToolResult, error)
+	start  func(ctx context.Context, args map[string]string, progress func(string)) (*job.Job, error)
 }
 
 // toolOrder is the order of tools/list (reference §11.3).
 var toolOrder = []string{"flow_run", "flow_status", "flow_check"}
 
+// toolDefs returns the three tools.
 func (s *Server) toolDefs() []*toolDef {
 	return []*toolDef{s.flowRunTool(), s.flowStatusTool(), s.flowCheckTool()}
 }
 
-// orderTools is an mcp-go tool filter that lists the tools in toolOrder
-// (mcp-go sorts them by name).
-func orderTools(_ context.Context, tools []mcp.Tool) []mcp.Tool {
-	out := slices.Clone(tools)
-	slices.SortStableFunc(out, func(a, b mcp.Tool) int {
-		return slices.Index(toolOrder, a.Name) - slices.Index(toolOrder, b.Name)
-	})
+// listTools is the result of tools/list: the tools' advertised definitions
+// (mcp-go's Tool type encodes them).
+func (s *Server) listTools() listToolsResult {
+	out := listToolsResult{Tools: make([]mcp.Tool, 0, len(toolOrder))}
+	for _, name := range toolOrder {
+		out.Tools = append(out.Tools, s.tool[name].tool)
+	}
 	return out
+}
+
+// listToolsResult is the result of tools/list.
+type listToolsResult struct {
+	Tools []mcp.Tool `json:"tools"`
 }
 
 // objectSchema is the JSON Schema of an object, the only kind flow's tools
@@ -79,8 +88,9 @@ func (sc objectSchema) raw() json.RawMessage {
 
 // validate checks tool arguments against a closed input schema whose
 // properties are strings (reference §11.4: any failure is -32602). Absent
-// arguments are an empty object. It returns the arguments to pass on.
-func (sc objectSchema) validate(tool string, raw json.RawMessage) (json.RawMessage, *rpcError) {
+// arguments are an empty object. It returns the decoded arguments: the
+// frame's arguments are parsed here, once.
+func (sc objectSchema) validate(tool string, raw json.RawMessage) (map[string]string, *rpcError) {
 	invalid := func(format string, a ...any) *rpcError {
 		return &rpcError{code: codeInvalidParams, message: fmt.Sprintf("Invalid arguments for %s: ", tool) + fmt.Sprintf(format, a...)}
 	}
@@ -115,6 +125,7 @@ func (sc objectSchema) validate(tool string, raw json.RawMessage) (json.RawMessa
 		}
 		return nil, invalid("%s", strings.Join(parts, "; "))
 	}
+	out := make(map[string]string, len(args))
 	for _, name := range slices.Sorted(maps.Keys(args)) {
 		field := sc.Properties[name]
 		s, ok := jsonString(args[name])
@@ -124,8 +135,9 @@ func (sc objectSchema) validate(tool string, raw json.RawMessage) (json.RawMessa
 		if utf8.RuneCountInString(s) < field.MinLength {
 			return nil, invalid("%s must not be empty", strconv.Quote(name))
 		}
+		out[name] = s
 	}
-	return raw, nil
+	return out, nil
 }
 
 // annotations returns tool annotations with every hint set explicitly

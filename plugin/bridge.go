@@ -13,16 +13,13 @@ import (
 	"github.com/neovim/go-client/nvim"
 
 	"flow/bufferfs"
+	"flow/runtime/editor"
 	"flow/runtime/report"
 )
 
-// Defaults and limits of the editor bridge (SPEC §12.2, §16).
+// Limits of the editor bridge (SPEC §12.2, §16); its defaults are in
+// defaults.go.
 const (
-	// DefaultModule is the editor tool module of `flow nvim`; `flow serve
-	// --nvim` uses rose.tools unless --editor-module says otherwise.
-	DefaultModule = "flow.tools"
-	// DefaultTimeout bounds one editor request.
-	DefaultTimeout = 120 * time.Second
 	// MaxSchemas is the most tool schemas an editor may advertise.
 	MaxSchemas = 64
 )
@@ -41,7 +38,7 @@ var fileTools = []string{"file_read", "file_write"}
 // BridgeOptions configure a [Bridge].
 type BridgeOptions struct {
 	// Module is the Lua module with schemas() and call(); "" means
-	// DefaultModule. It must be a plain dotted module name.
+	// [DefaultModule]. It must be a plain dotted module name.
 	Module string
 	// Timeout bounds every request; 0 means DefaultTimeout.
 	Timeout time.Duration
@@ -64,6 +61,7 @@ type BridgeOptions struct {
 // concurrent use; it implements [bufferfs.EditorBridge].
 type Bridge struct {
 	v          *nvim.Nvim
+	module     string
 	timeout    time.Duration
 	root       string
 	schemasLua string
@@ -79,10 +77,7 @@ var _ bufferfs.EditorBridge = (*Bridge)(nil)
 
 // NewBridge returns a Bridge to the Neovim at v.
 func NewBridge(v *nvim.Nvim, opts BridgeOptions) (*Bridge, error) {
-	mod := opts.Module
-	if mod == "" {
-		mod = DefaultModule
-	}
+	mod := moduleOr(opts.Module, DefaultModule)
 	if !ValidModuleName(mod) {
 		return nil, fmt.Errorf("editor module %q: must be a Lua module name such as flow.tools", mod)
 	}
@@ -95,12 +90,16 @@ func NewBridge(v *nvim.Nvim, opts BridgeOptions) (*Bridge, error) {
 	}
 	return &Bridge{
 		v:          v,
+		module:     mod,
 		timeout:    t,
 		root:       opts.Root,
 		schemasLua: "return require('" + mod + "').schemas()",
 		callLua:    "return require('" + mod + "').call(...)",
 	}, nil
 }
+
+// Module returns the editor tool module the bridge calls.
+func (b *Bridge) Module() string { return b.module }
 
 // ValidModuleName accepts dotted Lua module names made of letters, digits,
 // '_' and '-', so a name can never carry Lua code into the fixed strings.
@@ -271,12 +270,12 @@ func (b *Bridge) Tools(ctx context.Context) []string {
 // the workspace (SPEC §12.4). A transport failure marks the bridge
 // unavailable; an invalid context is an error wrapping
 // [bufferfs.ErrEditorUnavailable] but leaves the bridge usable.
-func (b *Bridge) Context(ctx context.Context) (bufferfs.EditorContext, error) {
+func (b *Bridge) Context(ctx context.Context) (editor.Context, error) {
 	res, err := b.request(ctx, "editor_context", map[string]any{})
 	if err != nil {
-		return bufferfs.EditorContext{}, err
+		return editor.Context{}, err
 	}
-	return bufferfs.ParseEditorContext(res, b.root)
+	return editor.ParseContext(res, b.root)
 }
 
 // request calls the module's call(name, args) and requires an object
@@ -320,7 +319,7 @@ func (b *Bridge) Call(ctx context.Context, tool string, args map[string]any) (ma
 		if err != nil {
 			return nil, err
 		}
-		if _, err := bufferfs.ParseEditorContext(res, b.root); err != nil {
+		if _, err := editor.ParseContext(res, b.root); err != nil {
 			return unavailableResult(err), nil
 		}
 		return res, nil
@@ -337,7 +336,7 @@ func (b *Bridge) Call(ctx context.Context, tool string, args map[string]any) (ma
 // Status describes the bridge for a status report: ok with the advertised
 // tools, or unavailable with the reason.
 func (b *Bridge) Status(ctx context.Context) report.Editor {
-	ed := report.Editor{Status: report.StatusUnavailable, Tools: []string{}}
+	ed := report.Editor{Status: report.StatusUnavailable}
 	tools := b.Tools(ctx)
 	c, err := b.Context(ctx)
 	switch {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"flow/bufferfs"
+	floweditor "flow/runtime/editor"
 )
 
 // The freshness API v1 of editor_context (SPEC §12.4).
@@ -20,14 +20,14 @@ func TestToolsEditorContextFreshness(t *testing.T) {
 	if snap, ok := res["workspace_snapshot"].(map[string]any); !ok || len(snap) != 0 {
 		t.Errorf("empty workspace_snapshot = %#v, want an empty map", res["workspace_snapshot"])
 	}
-	if _, err := bufferfs.ParseEditorContext(res, root); err != nil {
+	if _, err := floweditor.ParseContext(res, root); err != nil {
 		t.Fatalf("ParseEditorContext(empty) = %v", err)
 	}
 
 	lua(t, v, "vim.cmd('edit a.txt | edit b.txt'); vim.api.nvim_buf_set_lines(0, 0, -1, false, {'changed'})")
 	callTool(t, v, "file_read", map[string]any{"path": "c.txt"}) // observed, not loaded
 	res = callTool(t, v, "editor_context", map[string]any{})
-	c, err := bufferfs.ParseEditorContext(res, root)
+	c, err := floweditor.ParseContext(res, root)
 	if err != nil {
 		t.Fatalf("ParseEditorContext() = %v", err)
 	}
@@ -78,18 +78,18 @@ func TestToolsEditorContextFreshness(t *testing.T) {
 	// A save changes the snapshot; a second context without changes does
 	// not.
 	again := callTool(t, v, "editor_context", map[string]any{})
-	c2, _ := bufferfs.ParseEditorContext(again, root)
-	if !bufferfs.SameSnapshot(c.Snapshot, c2.Snapshot) {
+	c2, _ := floweditor.ParseContext(again, root)
+	if !floweditor.SameSnapshot(c.Snapshot, c2.Snapshot) {
 		t.Error("two contexts without changes differ")
 	}
 	lua(t, v, "vim.cmd('silent write')")
 	saved := callTool(t, v, "editor_context", map[string]any{})
-	c3, _ := bufferfs.ParseEditorContext(saved, root)
-	if bufferfs.SameSnapshot(c.Snapshot, c3.Snapshot) || c3.Dirty() {
+	c3, _ := floweditor.ParseContext(saved, root)
+	if floweditor.SameSnapshot(c.Snapshot, c3.Snapshot) || c3.Dirty() {
 		t.Errorf("after :write: same snapshot %v, dirty %v; want a changed, clean snapshot",
-			bufferfs.SameSnapshot(c.Snapshot, c3.Snapshot), c3.Dirty())
+			floweditor.SameSnapshot(c.Snapshot, c3.Snapshot), c3.Dirty())
 	}
-	if ok, _ := bufferfs.SameObserved(c3.Snapshot, c3.Snapshot); !ok {
+	if ok, _ := floweditor.SameObserved(c3.Snapshot, c3.Snapshot); !ok {
 		t.Error("SameObserved(s, s) = false")
 	}
 }
@@ -101,7 +101,7 @@ func TestToolsEditorContextForeignBuffer(t *testing.T) {
 	v := editor(t, root, false)
 	lua(t, v, "vim.cmd('enew'); vim.bo.buftype = 'nofile'; vim.api.nvim_buf_set_name(0, 'flow://run')")
 	res := callTool(t, v, "editor_context", map[string]any{})
-	if _, err := bufferfs.ParseEditorContext(res, root); err != nil || res["modified"] != false || res["path"] != nil {
+	if _, err := floweditor.ParseContext(res, root); err != nil || res["modified"] != false || res["path"] != nil {
 		t.Errorf("editor_context with a foreign buffer = %v, %v", res, err)
 	}
 }

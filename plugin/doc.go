@@ -8,7 +8,14 @@
 //     --nvim SOCKET`);
 //   - [ServeHost], the `flow nvim` RPC host that lua/flow/rpc.lua starts
 //     with jobstart(..., {rpc = true}): the handlers of the methods in
-//     methods.go, runs in goroutines, progress pushed back to Lua.
+//     methods.go. Runs, checks and undos are jobs of the runtime's one job
+//     system (runtime/job): the host starts them, answers "busy" when the
+//     runtime refuses, and pushes their progress and result back to Lua
+//     under the token Lua named the job with. It keeps no job table and no
+//     writer slot of its own; :FlowStop is the runtime's cancel-all.
+//
+// The defaults of the editor attachment (the tool module of each command,
+// the editor timeout) are decided in defaults.go and nowhere else.
 //
 // Neovim's auto-sourced plugin/flow.lua lives in this directory too; Neovim
 // only sources .lua and .vim files, so the Go files are never loaded by it.

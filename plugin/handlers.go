@@ -1,12 +1,12 @@
 package plugin
 
 import (
-	"context"
 	"fmt"
 	"runtime/debug"
 	"strings"
 
 	"flow/runtime/agent"
+	"flow/runtime/job"
 	"flow/runtime/report"
 )
 
@@ -60,6 +60,25 @@ func stringArg(args []any, i int) (string, error) {
 	return "", fmt.Errorf("flow: argument %d must be a string", i+1)
 }
 
+// tokenArg returns the client's token for a job, args[i]: an integer or a
+// string that Lua minted and registered before sending the request, so a
+// push for the job can never arrive before Lua knows it. nil when absent
+// or of another type (the job's id is used then).
+func tokenArg(args []any, i int) any {
+	if i >= len(args) {
+		return nil
+	}
+	switch t := args[i].(type) {
+	case int64, uint64, string:
+		return t
+	case int:
+		return int64(t)
+	case []byte:
+		return string(t)
+	}
+	return nil
+}
+
 // configure: flow_configure(opts) → {version, workspace, trusted, module,
 // problems}. Lua sends the settings it started the host with; a mismatch
 // (or a runtime that cannot be built) is reported as a problem, which Lua
@@ -83,15 +102,11 @@ func (h *host) configure(args []any) (any, error) {
 	if _, err := h.runtime(); err != nil {
 		problems = append(problems, err.Error())
 	}
-	module := h.deps.Module
-	if module == "" {
-		module = DefaultModule
-	}
 	return map[string]any{
 		"version":   h.deps.Version,
 		"workspace": h.root,
 		"trusted":   h.deps.Trusted,
-		"module":    module,
+		"module":    h.bridge.Module(),
 		"problems":  nonNil(problems),
 	}, nil
 }
@@ -103,37 +118,45 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// run: flow_run(task) → {status:"started", token} | {status:"busy"}.
+// run: flow_run(task, token?) → {status:"started", token} | {status:"busy"}.
 func (h *host) run(args []any) (any, error) {
-	task, err := stringArg(args, 0)
+	return h.startJob("run", args, func(rt Runtime, task string, emit func(agent.Event)) (*job.Job, error) {
+		return rt.StartRun(h.ctx, task, emit)
+	})
+}
+
+// check: flow_check(name|"", token?) → {status:"started", token}.
+func (h *host) check(args []any) (any, error) {
+	return h.startJob("check", args, func(rt Runtime, name string, emit func(agent.Event)) (*job.Job, error) {
+		return rt.StartCheck(h.ctx, name, emit)
+	})
+}
+
+// undo: flow_undo(run_id|"", token?) → {status:"started", token}.
+func (h *host) undo(args []any) (any, error) {
+	return h.startJob("undo", args, func(rt Runtime, id string, _ func(agent.Event)) (*job.Job, error) {
+		return rt.StartUndo(h.ctx, id)
+	})
+}
+
+// startJob answers a job request: args[0] is the job's string argument
+// (a run needs a non-empty task), args[1] the client's token; start starts
+// the job on the runtime with the job's event sink.
+func (h *host) startJob(op string, args []any, start func(rt Runtime, arg string, emit func(agent.Event)) (*job.Job, error)) (any, error) {
+	arg, err := stringArg(args, 0)
 	if err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(task) == "" {
+	if op == "run" && strings.TrimSpace(arg) == "" {
 		return nil, fmt.Errorf("flow: flow_run needs a task")
 	}
 	rt, err := h.runtime()
 	if err != nil {
 		return map[string]any{"status": report.StatusError, "error": err.Error()}, nil
 	}
-	return h.start("run", func(ctx context.Context, emit func(agent.Event)) any {
-		return rt.Run(ctx, task, emit)
-	})
-}
-
-// check: flow_check(name|"") → {status:"started", token}.
-func (h *host) check(args []any) (any, error) {
-	name, err := stringArg(args, 0)
-	if err != nil {
-		return nil, err
-	}
-	rt, err := h.runtime()
-	if err != nil {
-		return map[string]any{"status": report.StatusError, "error": err.Error()}, nil
-	}
-	return h.start("check", func(ctx context.Context, emit func(agent.Event)) any {
-		return rt.Check(ctx, name, emit)
-	})
+	token := tokenArg(args, 1)
+	j, err := start(rt, arg, h.emitter(op, token))
+	return h.started(op, token, j, err)
 }
 
 // status: flow_status() → the status report, at once.
@@ -142,31 +165,15 @@ func (h *host) status([]any) (any, error) {
 	if err != nil {
 		return map[string]any{"status": report.StatusError, "error": err.Error(), "workspace": h.root}, nil
 	}
-	h.mu.Lock()
-	busy := h.writer != 0
-	h.mu.Unlock()
-	st := rt.Status(h.ctx)
-	st.Busy = st.Busy || busy
-	return wire(st), nil
+	return wire(rt.Status(h.ctx)), nil
 }
 
 // stop: flow_stop() → {stopped: n}; the jobs end at their next safe point
 // and report cancelled.
 func (h *host) stop([]any) (any, error) {
-	return map[string]any{"stopped": h.stopAll()}, nil
-}
-
-// undo: flow_undo(run_id|"") → {status:"started", token}.
-func (h *host) undo(args []any) (any, error) {
-	id, err := stringArg(args, 0)
-	if err != nil {
-		return nil, err
+	n := 0
+	if rt := h.built(); rt != nil {
+		n = rt.CancelAll()
 	}
-	rt, err := h.runtime()
-	if err != nil {
-		return map[string]any{"status": report.StatusError, "error": err.Error()}, nil
-	}
-	return h.start("undo", func(ctx context.Context, _ func(agent.Event)) any {
-		return rt.Undo(ctx, id)
-	})
+	return map[string]any{"stopped": n}, nil
 }

@@ -15,23 +15,31 @@ import (
 
 	"flow/bufferfs"
 	"flow/runtime/agent"
-	"flow/runtime/journal"
+	"flow/runtime/job"
 	"flow/runtime/report"
 )
 
 // Runtime is what the `flow nvim` host needs from flow's runtime;
-// *agent.Service implements it. Tests use a small fake.
+// *agent.Service implements it. Runs, checks and undos are jobs of the
+// runtime's one job system: a Start method returns the job, or an error
+// matching [job.ErrBusy] while another job holds the workspace. The host
+// only translates: events and results become on_event pushes.
 type Runtime interface {
-	// Run runs one task, calling events for every progress event, and
-	// returns its report (status cancelled when ctx ends).
-	Run(ctx context.Context, task string, events func(agent.Event)) report.Run
-	// Check runs the named check, or every check when name is "", calling
-	// events for check_start and check_end.
-	Check(ctx context.Context, name string, events func(agent.Event)) report.CheckReport
+	// StartRun starts one task, calling events for every progress event
+	// (each tagged with the job's id); the result is a report.Run.
+	StartRun(ctx context.Context, task string, events func(agent.Event)) (*job.Job, error)
+	// StartCheck starts the named check, or every check when name is "",
+	// calling events for check_start and check_end.
+	StartCheck(ctx context.Context, name string, events func(agent.Event)) (*job.Job, error)
+	// StartUndo starts the undo of a run ("" = the workspace's last run).
+	StartUndo(ctx context.Context, runID string) (*job.Job, error)
+	// CancelAll cancels the job in progress and returns how many it
+	// cancelled.
+	CancelAll() int
+	// Wait waits until every job has returned or ctx ends.
+	Wait(ctx context.Context) bool
 	// Status returns the status report; it never contacts the model.
 	Status(ctx context.Context) report.Status
-	// Undo undoes a run ("" = the workspace's last run).
-	Undo(ctx context.Context, runID string) journal.UndoReport
 }
 
 // RuntimeEnv is what the host hands to [HostDeps.NewRuntime].
@@ -50,17 +58,13 @@ type RuntimeEnv struct {
 
 // HostDeps configure [ServeHost].
 type HostDeps struct {
-	// Disk, when set, is the workspace to serve; Workspace, Trusted's disk
-	// part and Protected are then not used for it, and ServeHost does not
-	// close it.
+	// Disk is the workspace to serve, opened by the caller (who closes it)
+	// with the same trust. Required.
 	Disk *bufferfs.Disk
-	// Workspace is the workspace root; "" means the working directory.
-	Workspace string
-	// Trusted enables edits and named checks.
+	// Trusted is whether Disk was opened trusted (edits and named checks),
+	// reported to Lua and compared with its setting.
 	Trusted bool
-	// Protected lists files no write may touch (the loaded configuration).
-	Protected []string
-	// Module is the editor tool module; "" means flow.tools.
+	// Module is the editor tool module; "" means [DefaultModule].
 	Module string
 	// EditorTimeout bounds every request to Neovim; 0 means 120 s.
 	EditorTimeout time.Duration
@@ -88,11 +92,7 @@ type host struct {
 	rt    Runtime
 	rtErr error
 
-	mu     sync.Mutex
-	token  int64
-	jobs   map[int64]context.CancelFunc
-	writer int64 // token of the running run, check or undo; 0 when none
-	wg     sync.WaitGroup
+	forwarders sync.WaitGroup // goroutines pushing a job's result
 
 	out *outbox
 }
@@ -101,16 +101,17 @@ type host struct {
 // nvim.New, RegisterHandler and Serve) until Neovim closes the channel or
 // ctx ends. Nothing else may write to stdout: see [TakeStdout].
 //
-// Runs, checks and undos start in goroutines: their request returns a
-// token at once, progress events and the final result are pushed to Lua by
+// Runs, checks and undos start as runtime jobs: their request returns at
+// once, and progress events and the final result are pushed to Lua by
 // evaluating the fixed string `return require('flow.rpc').on_event(...)`
-// with the payload as argument. flow_stop cancels them. When the channel
+// with the payload as argument, tagged with the token the client named in
+// its request (so Lua knows the job before any push can arrive). flow_stop cancels them. When the channel
 // closes, running jobs are cancelled and waited for (at most 5 s).
 func ServeHost(ctx context.Context, stdin io.Reader, stdout io.WriteCloser, deps HostDeps) error {
-	if deps.NewRuntime == nil {
-		return errors.New("flow nvim: no runtime constructor")
+	if deps.NewRuntime == nil || deps.Disk == nil {
+		return errors.New("flow nvim: no workspace or no runtime constructor")
 	}
-	h := &host{deps: deps, log: deps.Logger, jobs: map[int64]context.CancelFunc{}}
+	h := &host{deps: deps, log: deps.Logger}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -119,21 +120,6 @@ func ServeHost(ctx context.Context, stdin io.Reader, stdout io.WriteCloser, deps
 		h.timeout = DefaultTimeout
 	}
 	disk := deps.Disk
-	if disk == nil {
-		ws := deps.Workspace
-		if ws == "" {
-			var err error
-			if ws, err = os.Getwd(); err != nil {
-				return fmt.Errorf("flow nvim: %w", err)
-			}
-		}
-		var err error
-		disk, err = bufferfs.NewDisk(ws, bufferfs.DiskOptions{Trusted: deps.Trusted, Protected: deps.Protected})
-		if err != nil {
-			return fmt.Errorf("flow nvim: %w", err)
-		}
-		defer disk.Close()
-	}
 	h.disk, h.root = disk, disk.Root()
 
 	v, err := nvim.New(stdin, stdout, stdout, func(format string, args ...any) {
@@ -175,18 +161,27 @@ func ServeHost(ctx context.Context, stdin io.Reader, stdout io.WriteCloser, deps
 	return err
 }
 
-// wait waits at most d for running jobs to finish.
+// wait waits at most d for running jobs to finish, then for their results
+// to be queued (which follows at once).
 func (h *host) wait(d time.Duration) {
-	done := make(chan struct{})
-	go func() {
-		h.wg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(d):
-		h.log.Warn("jobs still running at exit")
+	rt := h.built()
+	if rt == nil {
+		return
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	if !rt.Wait(ctx) {
+		h.log.Warn("jobs still running at exit")
+		return
+	}
+	h.forwarders.Wait()
+}
+
+// built returns the runtime when it has been built, else nil.
+func (h *host) built() Runtime {
+	h.rtMu.Lock()
+	defer h.rtMu.Unlock()
+	return h.rt
 }
 
 // runtime returns the runtime, building it on first use.
@@ -202,61 +197,43 @@ func (h *host) runtime() (Runtime, error) {
 	return h.rt, h.rtErr
 }
 
-// start runs fn as job op in a goroutine and returns its token; only one
-// writing job (run, check, undo) runs at a time.
-func (h *host) start(op string, fn func(ctx context.Context, emit func(agent.Event)) any) (map[string]any, error) {
-	h.mu.Lock()
-	if h.writer != 0 {
-		busy := h.writer
-		h.mu.Unlock()
-		return map[string]any{
-			"status": report.StatusBusy,
-			"error":  fmt.Sprintf("flow is busy with job %d; wait for it or :FlowStop", busy),
-		}, nil
-	}
-	h.token++
-	token := h.token
-	ctx, cancel := context.WithCancel(h.ctx)
-	h.jobs[token] = cancel
-	h.writer = token
-	h.wg.Add(1)
-	h.mu.Unlock()
-
-	go func() {
-		defer h.wg.Done()
-		defer cancel()
-		var result any
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					h.log.Error("job panicked", "op", op, "panic", fmt.Sprint(r))
-					result = map[string]any{"status": report.StatusError, "error": fmt.Sprintf("internal error in %s: %v", op, r)}
-				}
-			}()
-			result = fn(ctx, func(e agent.Event) {
-				e.Report, e.Verification = nil, nil
-				h.out.push(map[string]any{"token": token, "op": op, "kind": "event", "text": e.String(), "event": wire(e)})
-			})
-		}()
-		h.mu.Lock()
-		delete(h.jobs, token)
-		if h.writer == token {
-			h.writer = 0
+// emitter returns the event sink of a job of kind op: each event becomes
+// an on_event push tagged with the client's token for the job, or with
+// the job's id when the client named none.
+func (h *host) emitter(op string, clientToken any) func(agent.Event) {
+	return func(e agent.Event) {
+		var token any = e.Job
+		if clientToken != nil {
+			token = clientToken
 		}
-		h.mu.Unlock()
+		e.Report, e.Verification = nil, nil
+		h.out.push(map[string]any{"token": token, "op": op, "kind": "event", "text": e.String(), "event": wire(e)})
+	}
+}
+
+// started answers a job request: {status:"started", token} and, once the
+// job has returned, a "done" push with its result; or, when the job could
+// not start, {status:"busy"|"error", error}. The token is the client's
+// (see [tokenArg]) or else the job's id.
+func (h *host) started(op string, clientToken any, j *job.Job, err error) (map[string]any, error) {
+	if err != nil {
+		status := report.StatusError
+		if errors.Is(err, job.ErrBusy) {
+			status = report.StatusBusy
+		}
+		return map[string]any{"status": status, "error": err.Error()}, nil
+	}
+	var token any = j.ID
+	if clientToken != nil {
+		token = clientToken
+	}
+	h.forwarders.Add(1)
+	go func() {
+		defer h.forwarders.Done()
+		result, _ := j.Result()
 		h.out.push(map[string]any{"token": token, "op": op, "kind": "done", "result": wire(result)})
 	}()
 	return map[string]any{"status": "started", "token": token}, nil
-}
-
-// stopAll cancels every running job and returns how many there were.
-func (h *host) stopAll() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, cancel := range h.jobs {
-		cancel()
-	}
-	return len(h.jobs)
 }
 
 // sameRoot reports whether dir names the host's workspace root.

@@ -7,15 +7,17 @@ const (
 	// MethodConfigure exchanges settings when the host starts:
 	// flow_configure(opts) → {version, workspace, trusted, problems}.
 	MethodConfigure = "flow_configure"
-	// MethodRun starts a run: flow_run(task) → {token} or {status:"busy"}.
+	// MethodRun starts a run: flow_run(task, token?) → {status:"started",
+	// token} or {status:"busy"}. token is the client's name for the job,
+	// echoed in every push for it; without one the job's id is used.
 	MethodRun = "flow_run"
-	// MethodCheck starts named checks: flow_check(name|"") → {token}.
+	// MethodCheck starts named checks: flow_check(name|"", token?) → {token}.
 	MethodCheck = "flow_check"
 	// MethodStatus returns the status report: flow_status() → report.
 	MethodStatus = "flow_status"
 	// MethodStop cancels every running job: flow_stop() → {stopped}.
 	MethodStop = "flow_stop"
-	// MethodUndo starts an undo: flow_undo(run_id|"") → {token}.
+	// MethodUndo starts an undo: flow_undo(run_id|"", token?) → {token}.
 	MethodUndo = "flow_undo"
 )
 

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/neovim/go-client/nvim"
+
+	"flow/runtime/report"
 )
 
 // outbox pushes job payloads to Lua in order, from one goroutine, so that
@@ -90,7 +92,7 @@ func (o *outbox) send(p map[string]any) {
 // slices and scalars msgpack carries, with the JSON field names: go-client
 // would otherwise encode structs with their Go field names.
 func wire(v any) any {
-	data, err := json.Marshal(v)
+	data, err := report.Marshal(v)
 	if err != nil {
 		return map[string]any{"status": "error", "error": "unserialisable result: " + err.Error()}
 	}

@@ -8,41 +8,24 @@ import (
 
 	"flow/bufferfs"
 	"flow/runtime/agent"
-	"flow/runtime/tools"
+	"flow/runtime/editor"
 )
 
 // FileIOEditor names buffer-aware file I/O in status reports.
-const FileIOEditor = "editor"
+const FileIOEditor = agent.FileIOEditor
 
-// ServiceOptions fills the editor fields of opts for this environment, so
-// that an [agent.Service] built with them works through the editor:
-//
-//   - FS: the buffer-aware file system;
-//   - Tools: each run's toolbox offers the editor tools (SPEC §12.2 role
-//     rules, editor_debug limited to action "status");
-//   - EditorEvidence: editor_lint / editor_diagnostics coverage evidence;
-//   - EditorState: the freshness probe (checks refuse unsaved buffers and
-//     turn stale when the editor changes; review is compared against the
-//     post-check snapshot);
-//   - Editor: the editor part of status reports;
-//   - FileIO: "editor" unless set.
-//
-// Without a bridge only FS is set.
+var _ editor.Session = (*Bridge)(nil)
+
+// ServiceOptions fills opts for this environment, so that an
+// [agent.Service] built with them works through the editor: FS is the
+// buffer-aware file system and Editor the bridge, the one editor session
+// from which the service derives the editor tools, coverage evidence, the
+// freshness rules of checks and verification, and the editor part of
+// status reports. Without a bridge only FS is set.
 func (env RuntimeEnv) ServiceOptions(opts agent.ServiceOptions) agent.ServiceOptions {
 	opts.FS = env.FS
-	ed := env.Editor
-	if ed == nil {
-		return opts
-	}
-	fsys := env.FS
-	opts.Tools = func(o tools.Options) agent.Toolbox {
-		return tools.WithEditor(tools.New(fsys, o), ed)
-	}
-	opts.EditorEvidence = tools.WithEditor(tools.New(fsys, tools.Options{Trusted: env.Trusted}), ed)
-	opts.EditorState = ed
-	opts.Editor = ed.Status
-	if opts.FileIO == "" {
-		opts.FileIO = FileIOEditor
+	if env.Editor != nil {
+		opts.Editor = env.Editor
 	}
 	return opts
 }
@@ -50,13 +33,11 @@ func (env RuntimeEnv) ServiceOptions(opts agent.ServiceOptions) agent.ServiceOpt
 // AttachSocket connects to the Neovim listening at socket (`flow serve
 // --nvim SOCKET`; see [DialSocket] for the rules) and returns the
 // environment for a runtime over disk that uses it: a [Bridge] to module
-// ("" = rose.tools, what Rose's Neovim provides) and a [bufferfs.Editor].
+// ("" = [DefaultSocketModule]) and a [bufferfs.Editor].
 // The connection and first request are bounded by timeout. The caller
 // closes the returned client when done.
 func AttachSocket(socket string, disk *bufferfs.Disk, trusted bool, module string, timeout time.Duration) (RuntimeEnv, *nvim.Nvim, error) {
-	if module == "" {
-		module = "rose.tools"
-	}
+	module = moduleOr(module, DefaultSocketModule)
 	v, err := DialSocket(socket, timeout)
 	if err != nil {
 		return RuntimeEnv{}, nil, err

@@ -62,7 +62,10 @@ func TestServiceWithEditor(t *testing.T) {
 	if !slices.Contains(names, "file_write") {
 		t.Errorf("ToolNames() = %v", names)
 	}
-	box := env.ServiceOptions(agent.ServiceOptions{}).Tools(toolspkg.Options{Trusted: true})
+	box, err := toolspkg.WithEditor(t.Context(), toolspkg.New(env.FS, toolspkg.Options{Trusted: true}), env.Editor)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var offered []string
 	for _, s := range box.Schemas(config.RoleCoder) {
 		offered = append(offered, s.Name)

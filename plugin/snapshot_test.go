@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"flow/bufferfs"
+	flowEditor "flow/runtime/editor"
 )
 
 // The snapshot hashes the bytes on disk at every call: a same-size rewrite
@@ -23,7 +23,7 @@ func TestToolsEditorContextHashesCurrentBytes(t *testing.T) {
 	diskOf := func() map[string]any {
 		t.Helper()
 		res := callTool(t, v, "editor_context", map[string]any{})
-		c, err := bufferfs.ParseEditorContext(res, root)
+		c, err := flowEditor.ParseContext(res, root)
 		if err != nil {
 			t.Fatalf("ParseEditorContext = %v", err)
 		}
@@ -65,7 +65,7 @@ func TestToolsEditorContextBufferPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := callTool(t, v, "editor_context", map[string]any{})
-	c, err := bufferfs.ParseEditorContext(res, root)
+	c, err := flowEditor.ParseContext(res, root)
 	if err != nil {
 		t.Fatalf("ParseEditorContext = %v", err)
 	}

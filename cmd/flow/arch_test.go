@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io"
@@ -81,6 +82,92 @@ func TestEveryPackageHasDoc(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("package %s has no package comment", p["ImportPath"])
+		}
+	}
+}
+
+// TestJobPackageIsALeaf keeps runtime/job (the one job system) on the
+// standard library only, so every layer can use it.
+func TestJobPackageIsALeaf(t *testing.T) {
+	for _, p := range goList(t, "-deps", "./runtime/job") {
+		path := p["ImportPath"].(string)
+		if std, _ := p["Standard"].(bool); !std && path != "flow/runtime/job" {
+			t.Errorf("runtime/job depends on %s; it must stay a standard-library leaf", path)
+		}
+	}
+}
+
+// TestAdaptersOnlyTranslateJobs: the single-writer rule, job ids and
+// "busy" belong to the runtime (runtime/job). No adapter package (the MCP
+// server, the Neovim host, the TUI, the command) may hold its own gate
+// (a job.Gate, or a slot/writer/busy field), a job-token table (a map to
+// cancel functions, a token counter), or recognise or word "busy" by text.
+func TestAdaptersOnlyTranslateJobs(t *testing.T) {
+	for _, p := range goList(t, "./mcp/...", "./plugin/...", "./cmd/flow/...") {
+		if p["ImportPath"] == "flow/plugin/internal/testhost" {
+			continue // a test stand-in for the runtime, not an adapter
+		}
+		dir := p["Dir"].(string)
+		files, _ := p["GoFiles"].([]any)
+		for _, f := range files {
+			name := dir + "/" + f.(string)
+			fset := token.NewFileSet()
+			af, err := parser.ParseFile(fset, name, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(af, func(n ast.Node) bool {
+				bad := ""
+				switch x := n.(type) {
+				case *ast.SelectorExpr:
+					if id, ok := x.X.(*ast.Ident); ok && id.Name == "job" && x.Sel.Name == "Gate" {
+						bad = "a job.Gate of its own"
+					}
+				case *ast.StructType:
+					for _, f := range x.Fields.List {
+						for _, id := range f.Names {
+							switch strings.ToLower(id.Name) {
+							case "slot", "writer", "busy", "jobs", "nextjob":
+								bad = "a job field " + id.Name
+							}
+						}
+					}
+				case *ast.MapType:
+					if sel, ok := x.Value.(*ast.SelectorExpr); ok && sel.Sel.Name == "CancelFunc" {
+						bad = "a job-token table (map to cancel functions)"
+					}
+				case *ast.BasicLit:
+					if x.Kind == token.STRING {
+						s := strings.ToLower(x.Value)
+						if strings.Contains(s, "busy:") || strings.Contains(s, "already in progress") || strings.Contains(s, "is busy") {
+							bad = "busy worded or detected by text: " + x.Value
+						}
+					}
+				}
+				if bad != "" {
+					t.Errorf("%s: adapter holds %s; the runtime's job system owns it", fset.Position(n.Pos()), bad)
+				}
+				return true
+			})
+		}
+	}
+}
+
+// TestEditorSeam keeps the editor seam in one place: runtime/editor (the
+// session interface and the freshness protocol) sits on bufferfs and the
+// report types only, and bufferfs stays a leaf that imports no flow
+// package.
+func TestEditorSeam(t *testing.T) {
+	allowed := map[string]map[string]bool{
+		"./runtime/editor": {"flow/runtime/editor": true, "flow/bufferfs": true, "flow/runtime/report": true},
+		"./bufferfs":       {"flow/bufferfs": true},
+	}
+	for pattern, ok := range allowed {
+		for _, p := range goList(t, "-deps", pattern) {
+			path := p["ImportPath"].(string)
+			if strings.HasPrefix(path, "flow/") && !ok[path] {
+				t.Errorf("%s depends on %s", pattern, path)
+			}
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"flow/plugin"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -87,5 +89,14 @@ func TestEveryCommandHasAHandler(t *testing.T) {
 		if _, ok := reportCommands[name]; ok == direct[name] {
 			t.Errorf("command %q: report handler %v, handled directly %v; want exactly one", name, ok, direct[name])
 		}
+	}
+}
+
+// TestHelpNamesTheEditorDefaults keeps the help text in step with the one
+// place the editor module defaults are decided (plugin/defaults.go).
+func TestHelpNamesTheEditorDefaults(t *testing.T) {
+	want := "default: " + plugin.DefaultSocketModule + " for serve, " + plugin.DefaultModule + " for nvim"
+	if !strings.Contains(usageText, want) {
+		t.Errorf("usage.txt does not say %q", want)
 	}
 }

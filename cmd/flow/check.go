@@ -14,6 +14,6 @@ func cmdCheck(ctx context.Context, e *env) (any, string, error) {
 	if name == "" && len(e.opts.args) == 1 {
 		name = e.opts.args[0]
 	}
-	rep := rt.svc.Check(ctx, name, progressSink(e))
+	rep := rt.service(nil).Check(ctx, name, progressSink(e))
 	return rep, rep.Status, nil
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"flow/plugin"
-	"flow/runtime/agent"
 )
 
 // cmdNvim implements `flow nvim`, the Neovim RPC host the Lua plugin starts
@@ -27,18 +26,15 @@ func cmdNvim(ctx context.Context, e *env) int {
 		return exitUsage
 	}
 	defer closeAll()
-	module := e.opts.editorModule
-	if module == "" {
-		module = plugin.DefaultModule
-	}
 	err = plugin.ServeHost(ctx, os.Stdin, out, plugin.HostDeps{
 		Disk:          rt.disk,
-		Module:        module,
+		Trusted:       rt.cfg.Trusted,
+		Module:        e.opts.editorModule,
 		EditorTimeout: editorTimeout(e),
 		Version:       flowVersion(),
 		Logger:        logger,
 		NewRuntime: func(ctx context.Context, env plugin.RuntimeEnv) (plugin.Runtime, error) {
-			return agent.NewService(rt.cfg, env.ServiceOptions(rt.serviceOptions())), nil
+			return rt.service(&env), nil
 		},
 	})
 	if ctx.Err() != nil {

@@ -20,7 +20,7 @@ func cmdRun(ctx context.Context, e *env) (any, string, error) {
 	}
 	defer rt.Close()
 	task := strings.Join(e.opts.args, " ")
-	rep := rt.svc.Run(ctx, task, progressSink(e))
+	rep := rt.service(nil).Run(ctx, task, progressSink(e))
 	if ctx.Err() != nil && len(rep.ChangedFiles) > 0 {
 		fmt.Fprintf(e.stderr, "flow: edits written before the interrupt (run %s):\n", rep.RunID)
 		for _, f := range rep.ChangedFiles {

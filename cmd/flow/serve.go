@@ -9,6 +9,7 @@ import (
 	flowmcp "flow/mcp"
 	"flow/plugin"
 	"flow/runtime/agent"
+	"flow/runtime/job"
 	"flow/runtime/report"
 )
 
@@ -28,27 +29,24 @@ func cmdServe(ctx context.Context, e *env) int {
 		return exitUsage
 	}
 	defer closeAll()
-	svc := rt.svc
+	var env *plugin.RuntimeEnv
 	if e.opts.nvim != "" {
 		// The editor bridge to a private Neovim socket (Rose): every file
 		// read and write goes through the editor. A socket that is not
 		// private, not a socket, or does not answer within the editor
 		// timeout is refused at start — never a silent fall back to disk.
-		module := e.opts.editorModule
-		if module == "" {
-			module = "rose.tools"
-		}
-		env, v, err := plugin.AttachSocket(e.opts.nvim, rt.disk, rt.cfg.Trusted, module, editorTimeout(e))
+		attached, v, err := plugin.AttachSocket(e.opts.nvim, rt.disk, rt.cfg.Trusted, e.opts.editorModule, editorTimeout(e))
 		if err != nil {
 			fmt.Fprintf(e.stderr, "flow: --nvim %s: %s\n", e.opts.nvim, err)
 			return exitUsage
 		}
 		defer v.Close()
-		svc = agent.NewService(rt.cfg, env.ServiceOptions(rt.serviceOptions()))
+		env = &attached
 	} else if e.opts.editorModule != "" {
 		fmt.Fprintln(e.stderr, "flow: --editor-module needs --nvim")
 		return exitUsage
 	}
+	svc := rt.service(env)
 	srv := flowmcp.NewServer(serviceRuntime{svc}, flowmcp.Options{Version: flowVersion(), Logger: logger})
 	err = srv.Serve(ctx, e.stdin, e.stdout)
 	if ctx.Err() != nil {
@@ -97,16 +95,16 @@ type serviceRuntime struct{ svc *agent.Service }
 
 var _ flowmcp.Runtime = serviceRuntime{}
 
-func (r serviceRuntime) Run(ctx context.Context, task string, progress func(string)) report.Run {
-	return r.svc.Run(ctx, task, func(ev agent.Event) {
+func (r serviceRuntime) StartRun(ctx context.Context, task string, progress func(string)) (*job.Job, error) {
+	return r.svc.StartRun(ctx, task, func(ev agent.Event) {
 		if s := ev.String(); s != "" {
 			progress(s)
 		}
 	})
 }
 
-func (r serviceRuntime) Check(ctx context.Context, name string) report.CheckReport {
-	return r.svc.Check(ctx, name, nil)
+func (r serviceRuntime) StartCheck(ctx context.Context, name string) (*job.Job, error) {
+	return r.svc.StartCheck(ctx, name, nil)
 }
 
 func (r serviceRuntime) Status(ctx context.Context) report.Status {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"flow/bufferfs"
+	"flow/plugin"
 	"flow/runtime/agent"
 	"flow/runtime/config"
 	"flow/runtime/journal"
@@ -18,19 +19,23 @@ type workspaceRuntime struct {
 	backend  *ollama.Client
 	store    *journal.Store // nil when the journal could not be opened
 	warnings []string
-	svc      *agent.Service // over the disk; front ends with an editor build their own
 }
 
 // Close releases the workspace.
 func (w *workspaceRuntime) Close() { w.disk.Close() }
 
-// serviceOptions are the runtime service's collaborators over the disk; an
-// editor attachment replaces the file system and adds its tools.
-func (w *workspaceRuntime) serviceOptions() agent.ServiceOptions {
-	return agent.ServiceOptions{
+// service builds the command's one runtime service: over the disk, or,
+// with env, over the editor attachment (its buffer-aware file system and
+// its editor session).
+func (w *workspaceRuntime) service(env *plugin.RuntimeEnv) *agent.Service {
+	opts := agent.ServiceOptions{
 		FS: w.disk, Backend: w.backend, Catalog: w.backend, Store: w.store,
 		Version: flowVersion(), FileIO: w.disk.Mode(), Warnings: w.warnings,
 	}
+	if env != nil {
+		opts = env.ServiceOptions(opts)
+	}
+	return agent.NewService(w.cfg, opts)
 }
 
 // openRuntime loads the configuration and builds the runtime service. With
@@ -58,7 +63,6 @@ func openRuntime(e *env, writable bool) (*workspaceRuntime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", cfg.Workspace, err)
 	}
-	w.svc = agent.NewService(cfg, w.serviceOptions())
 	return w, nil
 }
 

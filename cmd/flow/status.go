@@ -10,6 +10,6 @@ func cmdStatus(ctx context.Context, e *env) (any, string, error) {
 		return nil, "", err
 	}
 	defer rt.Close()
-	st := rt.svc.Status(ctx)
+	st := rt.service(nil).Status(ctx)
 	return st, st.Status, nil
 }

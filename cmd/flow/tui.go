@@ -19,8 +19,9 @@ func cmdTUI(ctx context.Context, e *env) int {
 		return exitUsage
 	}
 	defer rt.Close()
-	cfg := rt.svc.Config()
-	code := tui.Run(ctx, tuiRuntime{rt.svc}, tui.Options{
+	svc := rt.service(nil)
+	cfg := svc.Config()
+	code := tui.Run(ctx, svc, tui.Options{
 		Workspace: cfg.Workspace,
 		Trusted:   cfg.Trusted,
 		Models: report.Models{
@@ -37,12 +38,4 @@ func cmdTUI(ctx context.Context, e *env) int {
 	return code
 }
 
-// tuiRuntime adapts the runtime service to tui.Runtime: the service already
-// has every method but Undo, whose report the TUI renders through its JSON.
-type tuiRuntime struct{ *agent.Service }
-
-// Undo undoes runID ("" = the workspace's last run).
-func (r tuiRuntime) Undo(ctx context.Context, runID string) (any, string, error) {
-	rep := r.Service.Undo(ctx, runID)
-	return rep, rep.Status, nil
-}
+var _ tui.Runtime = (*agent.Service)(nil)

@@ -14,6 +14,6 @@ func cmdUndo(ctx context.Context, e *env) (any, string, error) {
 	if len(e.opts.args) == 1 {
 		runID = e.opts.args[0]
 	}
-	rep := rt.svc.Undo(ctx, runID)
+	rep := rt.service(nil).Undo(ctx, runID)
 	return rep, rep.Status, nil
 }

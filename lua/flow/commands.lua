@@ -1,5 +1,6 @@
 -- flow.commands: the :Flow* commands (defined in plugin/flow.lua) and
--- their completion.
+-- their completion. It sits on top: it uses the public API (flow), which
+-- never requires it back.
 
 local M = {}
 
@@ -25,7 +26,10 @@ end
 ---@return string[]
 function M.complete_check(arglead)
   if not check_names then
-    pcall(require("flow").status)
+    local ok, st = pcall(require("flow").status)
+    if ok then
+      M.remember_checks(st)
+    end
   end
   local out = {}
   for _, n in ipairs(check_names or {}) do
@@ -82,6 +86,7 @@ end
 --- :FlowStatus: shows the status report.
 function M.status()
   local r = require("flow").status()
+  M.remember_checks(r)
   local lines = { "flow status: " .. tostring(r.status) }
   if r.error then
     lines[#lines + 1] = "error: " .. tostring(r.error)

@@ -24,10 +24,27 @@ end
 ---@class flow.Callbacks
 ---@field on_done? fun(result: table)
 
+-- Starts a job: its events go to the run buffer, its result becomes
+-- M.last_report, is shown, and is passed to opts.on_done (scheduled).
 local function job(op, method, arg, opts, title)
   opts = opts or {}
-  require("flow.ui").start(title)
-  return require("flow.rpc").job(op, method, arg, opts.on_done)
+  local ui = require("flow.ui")
+  ui.start(title)
+  return require("flow.rpc").job(op, method, arg, {
+    on_event = ui.on_event,
+    on_done = function(result)
+      M.last_report = result
+      pcall(ui.on_done, op, result)
+      if opts.on_done then
+        vim.schedule(function()
+          local ok, err = pcall(opts.on_done, result)
+          if not ok then
+            require("flow.log").error("on_done callback: " .. tostring(err))
+          end
+        end)
+      end
+    end,
+  })
 end
 
 --- Starts a run of task. Returns the job token, or nil and an error.
@@ -71,7 +88,6 @@ function M.status(opts)
   if not ok or type(res) ~= "table" then
     res = { status = "error", error = tostring(res) }
   end
-  require("flow.commands").remember_checks(res)
   if opts.on_done then
     vim.schedule(function()
       opts.on_done(res)

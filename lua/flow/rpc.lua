@@ -1,8 +1,18 @@
 -- flow.rpc: the `flow nvim` host channel. The host is started lazily with
 -- jobstart({bin, "nvim", ...}, {rpc = true}) on first use and restarted by
 -- the next request after it exits. Long operations (run, check, undo)
--- return a token at once; the host pushes their progress and result back
--- by evaluating `return require('flow.rpc').on_event(...)`.
+-- return at once; the host pushes their progress and result back by
+-- evaluating `return require('flow.rpc').on_event(...)`.
+--
+-- This module sits at the bottom: it requires only flow.config, flow.log
+-- and flow.tools, never flow or flow.ui. What a job's events and result
+-- mean is the caller's business, passed in as callbacks (M.job).
+--
+-- Lua names each job: M.job mints the token and registers the job before
+-- it sends the request, and the host tags every push with that token. A
+-- push can therefore never arrive for a job Lua does not know yet, which
+-- a token minted by the host allowed (the result could arrive before the
+-- request returned).
 
 local config = require("flow.config")
 local log = require("flow.log")
@@ -22,8 +32,8 @@ M.methods = {
 local state = {
   chan = nil, -- channel id of the running host
   pid = nil,
-  pending = {}, -- token → {op, on_done}
-  early = {}, -- token → result that arrived before its request returned
+  pending = {}, -- token → {op, chan, on_event, on_done}
+  next_token = 0,
   stderr = {}, -- last lines of the host's stderr
   host = nil, -- flow_configure's answer
 }
@@ -93,7 +103,6 @@ function M.start()
     return nil, tostring(err)
   end
   state.stderr = {}
-  state.early = {}
   local cok, chan = pcall(vim.fn.jobstart, argv, {
     rpc = true,
     cwd = ws,
@@ -154,73 +163,75 @@ function M.request(method, ...)
   return ok, res
 end
 
---- Starts a long operation (flow_run, flow_check, flow_undo) and calls
---- on_done(result) when the host reports it. Returns the token, or nil and
---- an error (the result is then passed to on_done too).
+--- Starts a long operation (flow_run, flow_check, flow_undo) named by a
+--- token minted here. handlers.on_event(payload) is called for every
+--- progress push and handlers.on_done(result) exactly once, with the
+--- result, the refusal (busy) or the failure. Returns the token, or nil and
+--- an error (on_done has the error too).
 ---@param op string
 ---@param method string
 ---@param arg any
----@param on_done fun(result: table)|nil
+---@param handlers {on_event?: fun(payload: table), on_done?: fun(result: table)}|nil
 ---@return integer|nil, string|nil
-function M.job(op, method, arg, on_done)
-  local ok, res = M.request(method, arg)
-  local p = { op = op, on_done = on_done, chan = state.chan }
+function M.job(op, method, arg, handlers)
+  handlers = handlers or {}
+  local p = { op = op, on_event = handlers.on_event, on_done = handlers.on_done }
+  local chan, err = M.start()
+  if not chan then
+    M.finish(p, { status = "error", error = tostring(err) })
+    return nil, tostring(err)
+  end
+  state.next_token = state.next_token + 1
+  local token = state.next_token
+  p.chan = chan
+  state.pending[token] = p
+  local ok, res = pcall(vim.rpcrequest, chan, method, arg, token)
   if not ok then
-    M.finish(p, { status = "error", error = tostring(res) })
-    return nil, tostring(res)
+    log.error(method .. ": " .. tostring(res))
   end
-  if type(res) ~= "table" or res.token == nil then
-    local result = type(res) == "table" and res or { status = "error", error = "unexpected answer" }
-    M.finish(p, result)
-    return nil, result.error or result.status
+  if ok and type(res) == "table" and res.status == "started" then
+    return token
   end
-  local early = state.early[res.token]
-  state.early[res.token] = nil
-  if early then
-    M.finish(p, early)
-  else
-    state.pending[res.token] = p
+  -- Refused (busy), failed, or an unexpected answer: no push will come.
+  if state.pending[token] == p then
+    state.pending[token] = nil
   end
-  return res.token
+  local result = type(res) == "table" and res or { status = "error", error = ok and "unexpected answer" or tostring(res) }
+  M.finish(p, result)
+  return nil, result.error or result.status
 end
 
---- Delivers a result to its callback (scheduled; errors are logged).
+--- Delivers a result to its job's on_done (errors are logged).
 function M.finish(p, result)
-  if p.op == "run" or p.op == "check" or p.op == "undo" then
-    require("flow").last_report = result
-  end
-  pcall(require("flow.ui").on_done, p.op, result)
   if p.on_done then
-    vim.schedule(function()
-      local ok, err = pcall(p.on_done, result)
-      if not ok then
-        log.error("on_done callback: " .. tostring(err))
-      end
-    end)
+    local ok, err = pcall(p.on_done, result)
+    if not ok then
+      log.error("on_done callback: " .. tostring(err))
+    end
   end
 end
 
---- Called by the host for every job event: {token, op, kind = "event" |
+--- Called by the host for every job push: {token, op, kind = "event" |
 --- "done", text?, event?, result?}.
 ---@param payload table
 function M.on_event(payload)
   if type(payload) ~= "table" then
     return
   end
+  local p = state.pending[payload.token]
+  if not p then
+    return
+  end
   if payload.kind == "event" then
-    pcall(require("flow.ui").on_event, payload)
+    if p.on_event then
+      pcall(p.on_event, payload)
+    end
     return
   end
   if payload.kind == "done" then
-    local result = type(payload.result) == "table" and payload.result or { status = "error", error = "no result" }
-    local p = state.pending[payload.token]
     state.pending[payload.token] = nil
-    if p then
-      M.finish(p, result)
-    else
-      -- The job ended before its request returned to M.job.
-      state.early[payload.token] = result
-    end
+    local result = type(payload.result) == "table" and payload.result or { status = "error", error = "no result" }
+    M.finish(p, result)
   end
 end
 

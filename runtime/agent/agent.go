@@ -1,15 +1,7 @@
-// Package agent runs flow's bounded planner → coder → reviewer workflow
-// (SPEC §7): one read-only planning role, then up to max_cycles cycles of a
-// coder, host verification and a read-only reviewer, each role in a fresh
-// conversation with an embedded system prompt, every budget enforced by the
-// host, and "verified" computed from evidence (package verify), never from
-// what the model says. Progress is reported as typed [Event]s.
 package agent
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,37 +17,38 @@ import (
 	"flow/runtime/verify"
 )
 
-// Toolbox dispatches model tool calls; [tools.Registry] implements it.
-type Toolbox interface {
+// toolbox dispatches model tool calls; [tools.Registry] implements it.
+type toolbox interface {
 	Schemas(role string) []model.Tool
 	Call(ctx context.Context, role string, call model.ToolCall) tools.Result
 }
 
-var _ Toolbox = (*tools.Registry)(nil)
+var _ toolbox = (*tools.Registry)(nil)
 
-// Deps are the agent's collaborators.
-type Deps struct {
+// loopDeps are the agent's collaborators.
+type loopDeps struct {
 	// Backend is the chat model server. Required.
 	Backend model.Backend
 	// FS is the workspace file system. Required: it serves the file tools
 	// and the fingerprints of changed files.
 	FS bufferfs.FS
-	// Checks runs the named checks, for the flow_check tool and for host
-	// verification (all checks). nil means no checks can run.
-	Checks tools.CheckRunner
+	// Checks builds a run's check runner, for the flow_check tool and for
+	// host verification (all checks), calling events around each check so
+	// that every check of the run is visible. nil means no checks can run.
+	Checks func(events checkHooks) tools.CheckRunner
 	// BeforeWrite is called before every write (the journal for undo).
 	BeforeWrite tools.WriteHook
-	// Tools, when non-nil, replaces the registry built from FS, Checks and
-	// BeforeWrite for each run (for example one that adds editor tools).
-	Tools Toolbox
+	// Tools, when non-nil, builds a run's toolbox from the run's tool
+	// options (for example one that adds editor tools); nil means the
+	// registry of FS. An error is reported as a warning event and the run
+	// goes on with the toolbox returned.
+	Tools func(ctx context.Context, opts tools.Options) (toolbox, error)
 	// Editor gathers editor evidence for coverage; nil without an editor.
 	Editor verify.EditorEvidence
 	// EditorState, when set (an editor is attached), is probed after the
 	// checks and after review: unsaved buffers or a change in the observed
 	// editor snapshot make the verification stale (SPEC §8 item 5, §12.4).
 	EditorState verify.EditorState
-	// Events receives progress events, synchronously; nil drops them.
-	Events func(Event)
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 	// RunID, when non-empty, is the id of the next run (the journal names
@@ -63,22 +56,24 @@ type Deps struct {
 	RunID string
 }
 
-// Agent runs tasks in one workspace. Its configuration is a snapshot taken
-// by [New]; later changes to the caller's Config have no effect. Runs should
-// not overlap (the caller holds the workspace lock), but the check hooks may
-// be called from any goroutine.
-type Agent struct {
-	cfg  config.Config
-	deps Deps
-
-	emitMu sync.Mutex // serialises Events calls
-
-	mu      sync.Mutex
-	current *run // the run in progress, for check hooks
+// checkHooks are the hooks a run's check runner calls around each check.
+type checkHooks struct {
+	OnStart func(c config.Check)
+	OnEnd   func(r report.CheckResult)
 }
 
-// New returns an Agent for cfg (a nil cfg means [config.Default]).
-func New(cfg *config.Config, deps Deps) *Agent {
+// loop runs tasks in one workspace; [Service] is its only user. Its
+// configuration is a snapshot taken by newLoop; later changes to the caller's Config have no effect. Runs should
+// not overlap (the caller holds the workspace lock). A loop holds no state
+// between runs: everything a run needs, its event sink included, is given
+// to [loop.Run].
+type loop struct {
+	cfg  config.Config
+	deps loopDeps
+}
+
+// newLoop returns a loop for cfg (a nil cfg means [config.Default]).
+func newLoop(cfg *config.Config, deps loopDeps) *loop {
 	c := config.Default()
 	if cfg != nil {
 		c = *cfg
@@ -110,110 +105,82 @@ func New(cfg *config.Config, deps Deps) *Agent {
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
-	return &Agent{cfg: c, deps: deps}
-}
-
-// OnCheckStart emits a check_start event; wire it to the check runner's
-// OnStart hook so that checks run by flow_check and by host verification
-// are visible.
-func (a *Agent) OnCheckStart(c config.Check) {
-	a.emit(Event{Kind: EventCheckStart, RunID: a.currentRunID(), Role: a.currentPhase(), Check: c.Name})
-}
-
-// OnCheckEnd emits a check_end event; wire it to the check runner's OnEnd
-// hook.
-func (a *Agent) OnCheckEnd(r report.CheckResult) {
-	a.emit(Event{
-		Kind: EventCheckEnd, RunID: a.currentRunID(), Role: a.currentPhase(), Check: r.Name,
-		Status: r.Status, Error: r.Error, DurationMS: r.DurationMS,
-	})
-}
-
-// emit stamps e and hands it to the event sink.
-func (a *Agent) emit(e Event) {
-	if a.deps.Events == nil {
-		return
-	}
-	if e.Time.IsZero() {
-		e.Time = a.deps.Now()
-	}
-	a.emitMu.Lock()
-	defer a.emitMu.Unlock()
-	a.deps.Events(e)
-}
-
-func (a *Agent) currentRunID() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.current == nil {
-		return ""
-	}
-	return a.current.rep.RunID
-}
-
-func (a *Agent) currentPhase() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.current == nil {
-		return ""
-	}
-	return a.current.phase
+	return &loop{cfg: c, deps: deps}
 }
 
 // run is the state of one run.
 type run struct {
-	a       *Agent
+	a       *loop
 	cfg     *config.Config
-	tools   Toolbox
+	tools   toolbox
+	checks  tools.CheckRunner // nil when no checks can run
 	rep     *report.Run
 	changed map[string]bool
 	plan    string  // the planner's final answer
 	invoked int     // role invocations so far (the k of synthesised call ids)
-	phase   string  // guarded by a.mu
 	window  *window // the prompt budget of the context window
+	events  func(Event)
 
 	// planner is the planner's outcome, for the verification gate.
 	planner report.Role
+
+	mu    sync.Mutex // guards phase and serialises events
+	phase string
 }
 
 // setPhase records what the run is doing, for check events.
 func (r *run) setPhase(p string) {
-	r.a.mu.Lock()
+	r.mu.Lock()
 	r.phase = p
-	r.a.mu.Unlock()
+	r.mu.Unlock()
 }
 
-// emit sends a run event.
+// emit stamps a run event and hands it to the run's sink.
 func (r *run) emit(e Event) {
+	if r.events == nil {
+		return
+	}
 	e.RunID = r.rep.RunID
-	r.a.emit(e)
+	if e.Time.IsZero() {
+		e.Time = r.a.deps.Now()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e.Role == "" && (e.Kind == EventCheckStart || e.Kind == EventCheckEnd) {
+		e.Role = r.phase
+	}
+	r.events(e)
 }
 
-// Run runs task and returns its report. It never panics: an internal failure
+// checkEvents are the hooks of the run's check runner.
+func (r *run) checkEvents() checkHooks {
+	return checkHooks{
+		OnStart: func(c config.Check) { r.emit(Event{Kind: EventCheckStart, Check: c.Name}) },
+		OnEnd: func(res report.CheckResult) {
+			r.emit(Event{Kind: EventCheckEnd, Check: res.Name, Status: res.Status, Error: res.Error, DurationMS: res.DurationMS})
+		},
+	}
+}
+
+// Run runs task and returns its report; events, when non-nil, receives the
+// run's progress events synchronously. It never panics: an internal failure
 // becomes an "error" report. Cancelling ctx stops the run at the next safe
 // point (model calls and checks get ctx and abort) with status "cancelled";
 // edits already written stay and are listed in changed_files.
-func (a *Agent) Run(ctx context.Context, task string) (out report.Run) {
+func (a *loop) Run(ctx context.Context, task string, events func(Event)) (out report.Run) {
 	start := a.deps.Now()
-	rep := &report.Run{
-		Status:              report.StatusUnverified,
-		Task:                task,
-		RunID:               a.runID(start),
-		Workspace:           a.cfg.Workspace,
-		StartedAt:           start.UTC().Format(time.RFC3339),
-		Roles:               []report.Role{},
-		Events:              []report.ToolEvent{},
-		ChangedFiles:        []string{},
-		Checks:              []report.CheckResult{},
-		VerificationHistory: []report.Verification{},
-	}
+	initial := report.Run{
+		Status:    report.StatusUnverified,
+		Task:      task,
+		RunID:     a.runID(start),
+		Workspace: a.cfg.Workspace,
+		StartedAt: start.UTC().Format(time.RFC3339),
+	}.Normalize()
+	rep := &initial
 	if rep.Workspace == "" && a.deps.FS != nil {
 		rep.Workspace = a.deps.FS.Root()
 	}
-	r := &run{a: a, cfg: &a.cfg, rep: rep, changed: map[string]bool{}}
-	a.mu.Lock()
-	a.current = r
-	a.mu.Unlock()
+	r := &run{a: a, cfg: &a.cfg, rep: rep, changed: map[string]bool{}, events: events}
 
 	defer func() {
 		if p := recover(); p != nil {
@@ -224,12 +191,9 @@ func (a *Agent) Run(ctx context.Context, task string) (out report.Run) {
 		}
 		rep.ChangedFiles = r.changedList()
 		rep.DurationMS = a.deps.Now().Sub(start).Milliseconds()
-		a.mu.Lock()
-		a.current = nil
-		a.mu.Unlock()
 		out = *rep
 		final := out
-		a.emit(Event{Kind: EventRunEnd, RunID: rep.RunID, Status: rep.Status, Error: rep.Error, DurationMS: rep.DurationMS, Report: &final})
+		r.emit(Event{Kind: EventRunEnd, Status: rep.Status, Error: rep.Error, DurationMS: rep.DurationMS, Report: &final})
 	}()
 
 	r.emit(Event{Kind: EventRunStart, Message: task})
@@ -261,9 +225,19 @@ func (r *run) setup(ctx context.Context) error {
 	if err := d.FS.CheckRoot(ctx); err != nil {
 		return fmt.Errorf("workspace: %w", err)
 	}
-	r.tools = d.Tools
-	if r.tools == nil {
-		r.tools = tools.New(d.FS, tools.Options{Trusted: r.cfg.Trusted, Checks: d.Checks, BeforeWrite: d.BeforeWrite})
+	if d.Checks != nil {
+		r.checks = d.Checks(r.checkEvents())
+	}
+	opts := tools.Options{Trusted: r.cfg.Trusted, Checks: r.checks, BeforeWrite: d.BeforeWrite}
+	r.tools = tools.New(d.FS, opts)
+	if d.Tools != nil {
+		box, err := d.Tools(ctx, opts)
+		if box != nil {
+			r.tools = box
+		}
+		if err != nil {
+			r.emit(Event{Kind: EventWarning, Message: err.Error()})
+		}
 	}
 	return nil
 }
@@ -361,17 +335,9 @@ func (r *run) changedList() []string {
 }
 
 // runID returns the id of the run starting at t.
-func (a *Agent) runID(t time.Time) string {
+func (a *loop) runID(t time.Time) string {
 	if a.deps.RunID != "" {
 		return a.deps.RunID
 	}
-	return newRunID(t)
-}
-
-// newRunID returns a sortable, unique run id: a UTC timestamp and 12 random
-// hex digits, e.g. 20261129T152400Z-3f9a0c1b2d4e.
-func newRunID(t time.Time) string {
-	var b [6]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
-	return t.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+	return report.NewRunID(t)
 }

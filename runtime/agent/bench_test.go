@@ -64,12 +64,12 @@ func BenchmarkRunToolCalls(b *testing.B) {
 		}
 		defer disk.Close()
 		be := &scripted{t: b}
-		a := New(cfg, Deps{Backend: be, FS: disk})
+		a := newLoop(cfg, loopDeps{Backend: be, FS: disk})
 		b.ReportAllocs()
 		b.ResetTimer()
 		for b.Loop() {
 			be.steps = append(be.steps[:0], steps...)
-			rep := a.Run(b.Context(), "benchmark")
+			rep := a.Run(b.Context(), "benchmark", nil)
 			if rep.ToolCalls != benchCalls || rep.Status != report.StatusUnverified || rep.Roles[0].ToolErrors != 0 {
 				b.Fatalf("Run() = %s, %d tool calls, %d tool errors (%q); want %d clean calls", rep.Status, rep.ToolCalls, rep.Roles[0].ToolErrors, rep.Roles[0].Error, benchCalls)
 			}

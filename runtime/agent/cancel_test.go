@@ -15,12 +15,13 @@ import (
 	"flow/runtime/model"
 	"flow/runtime/model/ollamatest"
 	"flow/runtime/report"
+	"flow/runtime/tools"
 )
 
 // runAsync starts a run and returns a channel with its report.
 func runAsync(ctx context.Context, t *testing.T, h *harness, task string) <-chan report.Run {
 	done := make(chan report.Run, 1)
-	go func() { done <- h.agent.Run(ctx, task) }()
+	go func() { done <- h.agent.Run(ctx, task, h.record) }()
 	return done
 }
 
@@ -125,7 +126,7 @@ func TestCancelledBeforeStart(t *testing.T) {
 }
 
 // panicky is a toolbox that panics on every call.
-type panicky struct{ Toolbox }
+type panicky struct{ toolbox }
 
 func (panicky) Call(context.Context, string, model.ToolCall) (_ toolsResult) { panic("boom in tool") }
 
@@ -133,7 +134,7 @@ func TestRunNeverPanics(t *testing.T) {
 	dir := workspace(t, nil)
 	h := newHarness(t, testConfig(dir), newScripted(t, do(tc("p1", "file_list", nil))))
 	r := newRegistry(h)
-	h.agent.deps.Tools = panicky{r}
+	h.agent.deps.Tools = func(context.Context, tools.Options) (toolbox, error) { return panicky{r}, nil }
 	rep := h.run(t, "task")
 	if rep.Status != report.StatusError || !strings.Contains(rep.Error, "boom in tool") {
 		t.Errorf("Run() = %s %q, want an error report mentioning the panic", rep.Status, rep.Error)
@@ -146,11 +147,11 @@ func TestRunNeverPanics(t *testing.T) {
 func TestMissingDependenciesAreErrors(t *testing.T) {
 	dir := workspace(t, nil)
 	cfg := testConfig(dir)
-	rep := New(cfg, Deps{}).Run(t.Context(), "task")
+	rep := newLoop(cfg, loopDeps{}).Run(t.Context(), "task", nil)
 	if rep.Status != report.StatusError || rep.Error == "" {
 		t.Errorf("Run() without backend = %s %q, want an error", rep.Status, rep.Error)
 	}
-	rep = New(nil, Deps{Backend: newScripted(t)}).Run(t.Context(), "task")
+	rep = newLoop(nil, loopDeps{Backend: newScripted(t)}).Run(t.Context(), "task", nil)
 	if rep.Status != report.StatusError || !strings.Contains(rep.Error, "file system") {
 		t.Errorf("Run() without FS = %s %q, want an error", rep.Status, rep.Error)
 	}

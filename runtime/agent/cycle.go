@@ -77,10 +77,15 @@ func (r *run) cycle(ctx context.Context, coderCtx any) cycleOutcome {
 	return o
 }
 
-// gate returns the verification gate over the run's dependencies.
+// gate returns the verification gate over the run's dependencies. The
+// run's own check runner (built with its hooks) runs the checks.
 func (r *run) gate() verify.Gate {
 	d := r.a.deps
-	return verify.Gate{FS: d.FS, Checks: d.Checks, Evidence: d.Editor, Editor: d.EditorState}
+	g := verify.Gate{FS: d.FS, Evidence: d.Editor, Editor: d.EditorState}
+	if r.checks != nil {
+		g.Checks = r.checks
+	}
+	return g
 }
 
 // record stores v as the cycle's history entry idx and as the report's

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"flow/bufferfs"
+	"flow/runtime/editor"
 	"flow/runtime/model"
 	"flow/runtime/report"
 	"flow/runtime/verify"
@@ -21,13 +21,13 @@ type fakeState struct {
 	err   error
 }
 
-func (f *fakeState) Context(context.Context) (bufferfs.EditorContext, error) {
+func (f *fakeState) Context(context.Context) (editor.Context, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
-		return bufferfs.EditorContext{}, f.err
+		return editor.Context{}, f.err
 	}
-	c := bufferfs.EditorContext{Snapshot: map[string]any{"a.go": map[string]any{
+	c := editor.Context{Snapshot: map[string]any{"a.go": map[string]any{
 		"path":    "a.go",
 		"buffers": []any{map[string]any{"bufnr": int64(1), "changedtick": f.tick, "modified": false, "loaded": true}},
 		"disk":    map[string]any{"exists": true},

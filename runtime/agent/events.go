@@ -24,6 +24,9 @@ const (
 	EventVerification EventKind = "verification"
 	EventRoleEnd      EventKind = "role_end"
 	EventRunEnd       EventKind = "run_end"
+	// EventWarning reports a degraded run that goes on (Message says
+	// what), for example editor tools the editor could not list.
+	EventWarning EventKind = "warning"
 )
 
 // PhaseVerification is the Role of events emitted while the host verifies a
@@ -39,6 +42,9 @@ type Event struct {
 	Time time.Time `json:"time"`
 	// RunID identifies the run the event belongs to.
 	RunID string `json:"run_id,omitempty"`
+	// Job is the id of the job (see [Service.StartRun]) the event belongs
+	// to; it is for the front end's routing and is not part of the JSON.
+	Job int64 `json:"-"`
 	// Role is the role (planner, coder, reviewer) or "verification".
 	Role string `json:"role,omitempty"`
 	// Turn is the 1-based model turn within the role invocation.
@@ -159,6 +165,9 @@ func (e Event) String() string {
 				b.WriteString(": " + oneLine(v.Reason, 100))
 			}
 		}
+	case EventWarning:
+		col("warning")
+		b.WriteString(oneLine(e.Message, 160))
 	default:
 		col(e.Role)
 		b.WriteString(string(e.Kind))

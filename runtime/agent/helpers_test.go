@@ -15,6 +15,7 @@ import (
 	"flow/runtime/config"
 	"flow/runtime/model"
 	"flow/runtime/report"
+	"flow/runtime/tools"
 )
 
 // step is one scripted model answer.
@@ -155,7 +156,7 @@ func shCheck(name, kind string, filetypes []string, script string) config.Check 
 type harness struct {
 	dir    string
 	cfg    *config.Config
-	agent  *Agent
+	agent  *loop
 	runner *check.Runner
 	disk   *bufferfs.Disk
 
@@ -172,19 +173,22 @@ func newHarness(t testing.TB, cfg *config.Config, backend model.Backend) *harnes
 	t.Cleanup(func() { disk.Close() })
 	h := &harness{dir: cfg.Workspace, cfg: cfg, disk: disk}
 	h.runner = &check.Runner{Root: cfg.Workspace, Trusted: cfg.Trusted, Checks: cfg.Checks}
-	h.agent = New(cfg, Deps{
+	h.agent = newLoop(cfg, loopDeps{
 		Backend: backend,
 		FS:      disk,
-		Checks:  h.runner,
-		Events: func(e Event) {
-			h.mu.Lock()
-			h.events = append(h.events, e)
-			h.mu.Unlock()
+		Checks: func(ev checkHooks) tools.CheckRunner {
+			h.runner.OnStart, h.runner.OnEnd = ev.OnStart, ev.OnEnd
+			return h.runner
 		},
 	})
-	h.runner.OnStart = h.agent.OnCheckStart
-	h.runner.OnEnd = h.agent.OnCheckEnd
 	return h
+}
+
+// record is the harness's event sink.
+func (h *harness) record(e Event) {
+	h.mu.Lock()
+	h.events = append(h.events, e)
+	h.mu.Unlock()
 }
 
 func (h *harness) run(t testing.TB, task string) report.Run {
@@ -194,7 +198,7 @@ func (h *harness) run(t testing.TB, task string) report.Run {
 
 func (h *harness) runCtx(ctx context.Context, t testing.TB, task string) report.Run {
 	t.Helper()
-	rep := h.agent.Run(ctx, task)
+	rep := h.agent.Run(ctx, task, h.record)
 	if _, err := report.Marshal(rep); err != nil {
 		t.Errorf("report does not marshal: %v", err)
 	}

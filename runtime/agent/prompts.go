@@ -12,9 +12,9 @@ import (
 //go:embed prompts/*.md
 var promptFiles embed.FS
 
-// SystemPrompt returns the embedded system prompt of role (planner, coder or
+// systemPrompt returns the embedded system prompt of role (planner, coder or
 // reviewer).
-func SystemPrompt(role string) (string, error) {
+func systemPrompt(role string) (string, error) {
 	b, err := promptFiles.ReadFile("prompts/" + role + ".md")
 	if err != nil {
 		return "", fmt.Errorf("system prompt of role %q: %w", role, err)

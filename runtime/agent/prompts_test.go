@@ -12,30 +12,30 @@ import (
 func TestSystemPrompts(t *testing.T) {
 	for _, role := range []string{"planner", "coder", "reviewer"} {
 		t.Run(role, func(t *testing.T) {
-			p, err := SystemPrompt(role)
+			p, err := systemPrompt(role)
 			if err != nil {
-				t.Fatalf("SystemPrompt(%q) error = %v", role, err)
+				t.Fatalf("systemPrompt(%q) error = %v", role, err)
 			}
 			for _, want := range []string{"No arbitrary commands", "file_read", "file_list", "file_search", "untrusted data"} {
 				if !strings.Contains(p, want) {
-					t.Errorf("SystemPrompt(%q) lacks %q", role, want)
+					t.Errorf("systemPrompt(%q) lacks %q", role, want)
 				}
 			}
 			writes := strings.Contains(p, "file_edit {") || strings.Contains(p, "file_write {") || strings.Contains(p, "flow_check {")
 			if writes != (role == "coder") {
-				t.Errorf("SystemPrompt(%q) describes write tools = %v, want %v", role, writes, role == "coder")
+				t.Errorf("systemPrompt(%q) describes write tools = %v, want %v", role, writes, role == "coder")
 			}
 		})
 	}
-	p, _ := SystemPrompt("reviewer")
+	p, _ := systemPrompt("reviewer")
 	if !strings.Contains(p, `{"approved":true|false,"summary":"...","issues":["..."]}`) {
 		t.Errorf("reviewer prompt does not ask for the exact verdict shape")
 	}
-	if _, err := SystemPrompt("../agent"); err == nil {
-		t.Errorf("SystemPrompt(../agent) succeeded, want an error")
+	if _, err := systemPrompt("../agent"); err == nil {
+		t.Errorf("systemPrompt(../agent) succeeded, want an error")
 	}
-	if _, err := SystemPrompt("shell"); err == nil {
-		t.Errorf("SystemPrompt(shell) succeeded, want an error")
+	if _, err := systemPrompt("shell"); err == nil {
+		t.Errorf("systemPrompt(shell) succeeded, want an error")
 	}
 }
 
@@ -60,7 +60,7 @@ func TestPromptsIgnoreCWDAndWorkspace(t *testing.T) {
 		t.Fatalf("got %d model calls, want 3", len(reqs))
 	}
 	for i, role := range []string{"planner", "coder", "reviewer"} {
-		want, _ := SystemPrompt(role)
+		want, _ := systemPrompt(role)
 		sys := reqs[i].Messages[0]
 		if sys.Role != model.RoleSystem || sys.Content != want {
 			t.Errorf("%s system message = %q, want the embedded prompt", role, sys.Content)

@@ -192,7 +192,7 @@ func TestReviewerEmptyReplyNamedInVerdictError(t *testing.T) {
 
 // countingTools is the real registry, counting the calls it executes.
 type countingTools struct {
-	Toolbox
+	toolbox
 	mu sync.Mutex
 	n  map[string]int
 }
@@ -201,15 +201,18 @@ func (c *countingTools) Call(ctx context.Context, role string, call model.ToolCa
 	c.mu.Lock()
 	c.n[call.Name]++
 	c.mu.Unlock()
-	return c.Toolbox.Call(ctx, role, call)
+	return c.toolbox.Call(ctx, role, call)
 }
 
 // countingHarness is a harness whose toolbox counts executed calls.
 func countingHarness(t *testing.T, cfg *config.Config, srv *ollamatest.Server) (*harness, *countingTools) {
 	t.Helper()
 	h := newHarness(t, cfg, ollamaBackend(t, srv, cfg))
-	ct := &countingTools{Toolbox: tools.New(h.disk, tools.Options{Trusted: cfg.Trusted, Checks: h.runner}), n: map[string]int{}}
-	h.agent.deps.Tools = ct
+	ct := &countingTools{n: map[string]int{}}
+	h.agent.deps.Tools = func(_ context.Context, opts tools.Options) (toolbox, error) {
+		ct.toolbox = tools.New(h.disk, opts)
+		return ct, nil
+	}
 	return h, ct
 }
 

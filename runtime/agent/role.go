@@ -77,7 +77,7 @@ func (c *conversation) chars(withTools bool) int {
 // final answer, when it holds no parsable verdict, is followed by one
 // verdict request with structured output (see [VerdictSchema]).
 func (r *run) converse(ctx context.Context, name string, k int, roleCtx any, st *report.Role) (string, []model.Message) {
-	prompt, err := SystemPrompt(name)
+	prompt, err := systemPrompt(name)
 	if err != nil {
 		st.Status, st.Error = report.StatusError, err.Error()
 		return "", nil
@@ -328,7 +328,7 @@ func textToolCalls(content string, offered []model.Tool) []model.ToolCall {
 func (r *run) finishReview(ctx context.Context, turn int, st *report.Role, conv *conversation, prev *promptSize, content string, empty bool) string {
 	st.Status = report.StatusOK
 	st.Summary = truncateChars(content, maxSummaryChars)
-	if _, ok := ParseVerdict(content); ok {
+	if _, ok := parseVerdict(content); ok {
 		return content
 	}
 	var answer string
@@ -344,7 +344,7 @@ func (r *run) finishReview(ctx context.Context, turn int, st *report.Role, conv 
 		}
 		answer = resp.Message.Content
 		conv.push(model.Message{Role: model.RoleAssistant, Content: answer})
-		if _, ok := ParseVerdict(answer); ok {
+		if _, ok := parseVerdict(answer); ok {
 			return answer
 		}
 	}
@@ -359,7 +359,7 @@ func (r *run) finishReview(ctx context.Context, turn int, st *report.Role, conv 
 // structured verdict sets approved, issues and summary; anything else makes
 // the reviewer "unverified" (not a rejection).
 func applyVerdict(st *report.Role, final string) {
-	v, ok := ParseVerdict(final)
+	v, ok := parseVerdict(final)
 	if !ok {
 		st.Status = report.StatusUnverified
 		st.Error = MsgReviewerVerdict

@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"flow/bufferfs"
 	"flow/runtime/check"
 	"flow/runtime/config"
+	"flow/runtime/editor"
+	"flow/runtime/job"
 	"flow/runtime/journal"
 	"flow/runtime/model"
 	"flow/runtime/report"
@@ -21,6 +22,10 @@ import (
 
 // statusEditorTimeout bounds the editor probe of a status report by default.
 const statusEditorTimeout = 5 * time.Second
+
+// FileIOEditor names buffer-aware file I/O (through an attached editor) in
+// status reports.
+const FileIOEditor = "editor"
 
 // ServiceOptions are the collaborators of a [Service].
 type ServiceOptions struct {
@@ -36,21 +41,21 @@ type ServiceOptions struct {
 	Store *journal.Store
 	// Version is flow's version, for the status report.
 	Version string
-	// FileIO names the file I/O mode for the status report.
+	// FileIO names the file I/O mode for the status report; "" means the
+	// FS's mode ("editor" with an Editor).
 	FileIO string
-	// Editor, when set, describes the attached editor in status reports.
-	Editor func(ctx context.Context) report.Editor
-	// EditorStatusTimeout bounds Editor; 0 means 5 s.
+	// Editor is the attached editor, nil without one. Everything editor
+	// related derives from it: each run's toolbox offers its editor tools
+	// (SPEC §12.2), verification takes its coverage evidence (editor_lint,
+	// editor_diagnostics) and its freshness snapshots (a run's
+	// verification becomes stale when the editor changes during review),
+	// checks refuse to run over unsaved buffers and become stale when the
+	// editor changes meanwhile (verify.EditorChecks), and status reports
+	// describe it.
+	Editor editor.Session
+	// EditorStatusTimeout bounds the editor probe of a status report; 0
+	// means 5 s.
 	EditorStatusTimeout time.Duration
-	// Tools, when set, builds the toolbox of a run (to add editor tools).
-	Tools func(opts tools.Options) Toolbox
-	// EditorEvidence gathers editor coverage evidence; nil without an editor.
-	EditorEvidence verify.EditorEvidence
-	// EditorState, when set, probes the attached editor's freshness API:
-	// checks then refuse to run over unsaved buffers and become stale when
-	// the editor changes meanwhile (verify.EditorChecks), and a run's
-	// verification becomes stale when the editor changes during review.
-	EditorState verify.EditorState
 	// Warnings are added to the configuration's warnings in status reports.
 	Warnings []string
 	// Now returns the current time; nil means time.Now.
@@ -59,14 +64,17 @@ type ServiceOptions struct {
 
 // Service is the runtime every front end shares (CLI, MCP server, Neovim
 // host, TUI): runs, checks, status, undo and model selection over one
-// workspace, with the single-writer rule inside the process and the journal's
-// lock across processes.
+// workspace. Runs, checks and undos are jobs of one [job.Gate]: one at a
+// time in the process, under the journal's lock across processes. Each
+// front end starts them (StartRun, StartCheck, StartUndo), gets a
+// [*job.Job] or a [*job.BusyError], and only translates the events and the
+// result for its user.
 type Service struct {
 	opts ServiceOptions
+	gate job.Gate
 
 	mu   sync.Mutex
 	cfg  config.Config
-	busy string // what holds the writer slot ("run", "check", "undo"), or ""
 	last *report.Run
 }
 
@@ -76,7 +84,11 @@ func NewService(cfg *config.Config, opts ServiceOptions) *Service {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Service{opts: opts, cfg: *cfg}
+	s := &Service{opts: opts, cfg: *cfg}
+	if opts.Store != nil {
+		s.gate.Lock = s.lockWorkspace
+	}
+	return s
 }
 
 // Config returns a copy of the current configuration.
@@ -86,88 +98,94 @@ func (s *Service) Config() config.Config {
 	return s.cfg
 }
 
-// acquire takes the in-process writer slot and the workspace lock. The
-// returned release must be called when the work is done.
-func (s *Service) acquire(what string) (release func(), err error) {
-	s.mu.Lock()
-	if s.busy != "" {
-		holder := s.busy
-		s.mu.Unlock()
-		return nil, fmt.Errorf("busy: a %s is already in progress in this flow process", holder)
-	}
-	s.busy = what
-	s.mu.Unlock()
-	free := func() {
-		s.mu.Lock()
-		s.busy = ""
-		s.mu.Unlock()
-	}
-	if s.opts.Store == nil {
-		return free, nil
-	}
+// lockWorkspace takes the journal's cross-process lock for a job; another
+// process holding it is a [*job.BusyError] naming its pid.
+func (s *Service) lockWorkspace() (func(), error) {
 	lock, err := s.opts.Store.Lock()
 	if err != nil {
-		free()
+		var held *journal.BusyError
+		if errors.As(err, &held) {
+			return nil, &job.BusyError{PID: held.PID, Err: err}
+		}
 		return nil, err
 	}
-	return func() {
-		_ = lock.Unlock()
-		free()
-	}, nil
+	return func() { _ = lock.Unlock() }, nil
 }
 
-// busyStatus maps an acquire error to a report status.
-func busyStatus(err error) string {
-	if errors.Is(err, journal.ErrBusy) || strings.HasPrefix(err.Error(), "busy:") {
+// failure is the status of a job that could not start: busy, or error.
+func failure(err error) string {
+	if errors.Is(err, job.ErrBusy) {
 		return report.StatusBusy
 	}
 	return report.StatusError
 }
 
+// CancelAll cancels the job in progress, if any (:FlowStop, shutdown), and
+// returns how many it cancelled; their reports say "cancelled".
+func (s *Service) CancelAll() int { return s.gate.CancelAll() }
+
+// Wait waits until every job has returned or ctx ends, and reports whether
+// they all returned.
+func (s *Service) Wait(ctx context.Context) bool { return s.gate.Wait(ctx) }
+
 // checkRunner builds the named-check runner for the current configuration.
-func (s *Service) checkRunner(cfg *config.Config) *check.Runner {
-	return &check.Runner{Root: cfg.Workspace, Trusted: cfg.Trusted, Checks: cfg.Checks, Fresh: s.opts.FS.CheckRoot}
+func (s *Service) checkRunner(cfg *config.Config, ev checkHooks) *check.Runner {
+	return &check.Runner{Root: cfg.Workspace, Trusted: cfg.Trusted, Checks: cfg.Checks, Fresh: s.opts.FS.CheckRoot,
+		OnStart: ev.OnStart, OnEnd: ev.OnEnd}
 }
 
-// Run runs task and returns its report. events, when non-nil, receives the
-// run's progress events synchronously.
-func (s *Service) Run(ctx context.Context, task string, events func(Event)) report.Run {
-	cfg := s.Config()
-	release, err := s.acquire("run")
-	if err != nil {
-		return report.Run{Status: busyStatus(err), Task: task, Workspace: cfg.Workspace, Error: err.Error(),
-			Roles: []report.Role{}, Events: []report.ToolEvent{}, ChangedFiles: []string{}, Checks: []report.CheckResult{},
-			VerificationHistory: []report.Verification{}}
-	}
-	defer release()
+// StartRun starts task as a job; events, when non-nil, receives the run's
+// progress events synchronously, from the job's goroutine. The job's result
+// is a [report.Run].
+func (s *Service) StartRun(ctx context.Context, task string, events func(Event)) (*job.Job, error) {
+	return s.gate.Start(ctx, job.KindRun, func(ctx context.Context, j *job.Job) (any, string) {
+		rep := s.run(ctx, task, tagged(j, events))
+		return rep, rep.Status
+	})
+}
 
-	runID := journal.NewRunID(s.opts.Now())
+// Run runs task and returns its report: [Service.StartRun], waited for; a
+// job that cannot start is a "busy" or "error" report.
+func (s *Service) Run(ctx context.Context, task string, events func(Event)) report.Run {
+	j, err := s.StartRun(ctx, task, events)
+	if err != nil {
+		cfg := s.Config()
+		return report.Run{Status: failure(err), Task: task, Workspace: cfg.Workspace, Error: err.Error()}.Normalize()
+	}
+	rep, _ := j.Result()
+	return rep.(report.Run)
+}
+
+// run runs task inside its job.
+func (s *Service) run(ctx context.Context, task string, events func(Event)) report.Run {
+	cfg := s.Config()
+	runID := report.NewRunID(s.opts.Now())
 	var jr *journal.Run
 	// Every run is recorded, read-only ones too: its report becomes the
 	// workspace's history, and undo of a run that wrote nothing says so.
 	if s.opts.Store != nil {
+		var err error
 		if jr, err = s.opts.Store.Begin(runID, task); err != nil {
 			return report.Run{Status: report.StatusError, Task: task, RunID: runID, Workspace: cfg.Workspace,
-				Error: fmt.Sprintf("cannot start the write journal (undo): %v", err),
-				Roles: []report.Role{}, Events: []report.ToolEvent{}, ChangedFiles: []string{}, Checks: []report.CheckResult{},
-				VerificationHistory: []report.Verification{}}
+				Error: fmt.Sprintf("cannot start the write journal (undo): %v", err)}.Normalize()
 		}
 		defer jr.Close()
 	}
-	runner := s.checkRunner(&cfg)
-	deps := Deps{
-		Backend: s.opts.Backend, FS: s.opts.FS, Checks: s.editorChecks(runner), Events: events,
-		Editor: s.opts.EditorEvidence, EditorState: s.opts.EditorState, Now: s.opts.Now, RunID: runID,
+	deps := loopDeps{
+		Backend: s.opts.Backend, FS: s.opts.FS, Now: s.opts.Now, RunID: runID,
+		Checks: func(ev checkHooks) tools.CheckRunner { return s.editorChecks(s.checkRunner(&cfg, ev)) },
+	}
+	if ed := s.opts.Editor; ed != nil {
+		deps.Editor = tools.EditorEvidence{Editor: ed}
+		deps.EditorState = ed
+		deps.Tools = func(ctx context.Context, o tools.Options) (toolbox, error) {
+			return tools.WithEditor(ctx, tools.New(s.opts.FS, o), ed)
+		}
 	}
 	if jr != nil {
 		deps.BeforeWrite = jr.BeforeWrite
 	}
-	if s.opts.Tools != nil {
-		deps.Tools = s.opts.Tools(tools.Options{Trusted: cfg.Trusted, Checks: deps.Checks, BeforeWrite: deps.BeforeWrite})
-	}
-	ag := New(&cfg, deps)
-	runner.OnStart, runner.OnEnd = ag.OnCheckStart, ag.OnCheckEnd
-	rep := ag.Run(ctx, task)
+	rep := newLoop(&cfg, deps).Run(ctx, task, events)
 	if jr != nil {
 		if err := jr.Finish(rep); err != nil && rep.Error == "" {
 			rep.Error = fmt.Sprintf("report not stored in the journal: %v", err)
@@ -179,61 +197,103 @@ func (s *Service) Run(ctx context.Context, task string, events func(Event)) repo
 	return rep
 }
 
-// Check runs the named checks (all when name is ""); events, when non-nil,
-// receives check_start and check_end events.
-func (s *Service) Check(ctx context.Context, name string, events func(Event)) report.CheckReport {
+// StartCheck starts the named checks (all when name is "") as a job;
+// events, when non-nil, receives check_start and check_end events. The
+// job's result is a [report.CheckReport].
+func (s *Service) StartCheck(ctx context.Context, name string, events func(Event)) (*job.Job, error) {
 	cfg := s.Config()
-	release, err := s.acquire("check")
-	if err != nil {
-		return report.CheckReport{Status: busyStatus(err), Checks: []report.CheckResult{}, Error: err.Error(), Reason: err.Error()}
+	return s.gate.Start(ctx, job.KindCheck, func(ctx context.Context, j *job.Job) (any, string) {
+		rep := s.editorChecks(s.checkRunner(&cfg, s.checkEvents(tagged(j, events)))).Run(ctx, name)
+		return rep, rep.Status
+	})
+}
+
+// tagged returns events with every event tagged with j's id.
+func tagged(j *job.Job, events func(Event)) func(Event) {
+	if events == nil {
+		return nil
 	}
-	defer release()
-	runner := s.checkRunner(&cfg)
+	return func(e Event) {
+		e.Job = j.ID
+		events(e)
+	}
+}
+
+// checkEvents turns check hooks into check_start and check_end events.
+func (s *Service) checkEvents(events func(Event)) checkHooks {
+	var ev checkHooks
 	if events != nil {
-		runner.OnStart = func(c config.Check) {
+		ev.OnStart = func(c config.Check) {
 			events(Event{Kind: EventCheckStart, Time: s.opts.Now(), Check: c.Name})
 		}
-		runner.OnEnd = func(r report.CheckResult) {
+		ev.OnEnd = func(r report.CheckResult) {
 			events(Event{Kind: EventCheckEnd, Time: s.opts.Now(), Check: r.Name, Status: r.Status, Error: r.Error, DurationMS: r.DurationMS})
 		}
 	}
-	return s.editorChecks(runner).Run(ctx, name)
+	return ev
+}
+
+// Check runs the named checks: [Service.StartCheck], waited for.
+func (s *Service) Check(ctx context.Context, name string, events func(Event)) report.CheckReport {
+	j, err := s.StartCheck(ctx, name, events)
+	if err != nil {
+		return report.CheckReport{Status: failure(err), Error: err.Error(), Reason: err.Error()}.Normalize()
+	}
+	rep, _ := j.Result()
+	return rep.(report.CheckReport)
 }
 
 // editorChecks wraps runner with the editor rules of SPEC §9 when an editor
 // is attached.
 func (s *Service) editorChecks(runner *check.Runner) tools.CheckRunner {
-	if s.opts.EditorState == nil {
+	if s.opts.Editor == nil {
 		return runner
 	}
-	return &verify.EditorChecks{Checks: runner, Editor: s.opts.EditorState}
+	return &verify.EditorChecks{Checks: runner, Editor: s.opts.Editor}
 }
 
-// Undo undoes run runID (the workspace's last run when "").
-func (s *Service) Undo(ctx context.Context, runID string) journal.UndoReport {
-	cfg := s.Config()
+// ErrUndoUnavailable is returned by [Service.StartUndo] without a write
+// journal.
+var ErrUndoUnavailable = errors.New("undo is unavailable until the journal exists")
+
+// StartUndo starts the undo of run runID (the workspace's last run when "")
+// as a job. Its result is a [report.Undo]. Without a journal it returns
+// [ErrUndoUnavailable].
+func (s *Service) StartUndo(ctx context.Context, runID string) (*job.Job, error) {
 	if s.opts.Store == nil {
-		return journal.UndoReport{Status: report.StatusUnavailable, Workspace: cfg.Workspace,
-			Restored: []string{}, Removed: []string{}, Unchanged: []string{}, Conflicts: []journal.Conflict{},
-			Error: "undo is unavailable: the write journal could not be opened"}
+		return nil, ErrUndoUnavailable
 	}
-	release, err := s.acquire("undo")
+	return s.gate.Start(ctx, job.KindUndo, func(ctx context.Context, _ *job.Job) (any, string) {
+		rep, _ := s.opts.Store.Undo(ctx, s.opts.FS, runID)
+		return rep, rep.Status
+	})
+}
+
+// Undo undoes run runID: [Service.StartUndo], waited for.
+func (s *Service) Undo(ctx context.Context, runID string) report.Undo {
+	j, err := s.StartUndo(ctx, runID)
+	if errors.Is(err, ErrUndoUnavailable) {
+		cfg := s.Config()
+		return report.Undo{Status: report.StatusUnavailable, Workspace: cfg.Workspace,
+			Error: "undo is unavailable: the write journal could not be opened"}.Normalize()
+	}
 	if err != nil {
-		return journal.UndoReport{Status: busyStatus(err), Workspace: cfg.Workspace, RunID: runID,
-			Restored: []string{}, Removed: []string{}, Unchanged: []string{}, Conflicts: []journal.Conflict{},
-			Error: err.Error()}
+		cfg := s.Config()
+		return report.Undo{Status: failure(err), Workspace: cfg.Workspace, RunID: runID, Error: err.Error()}.Normalize()
 	}
-	defer release()
-	rep, _ := s.opts.Store.Undo(ctx, s.opts.FS, runID)
-	return rep
+	rep, _ := j.Result()
+	return rep.(report.Undo)
 }
 
 // Status reports the configuration, the workspace's state and its last run.
 // It never contacts the model.
 func (s *Service) Status(ctx context.Context) report.Status {
 	cfg := s.Config()
-	st := StatusOf(&cfg, s.opts.Version)
+	st := statusOf(&cfg, s.opts.Version)
 	st.Capabilities.FileIO = s.opts.FileIO
+	if st.Capabilities.FileIO == "" && s.opts.Editor != nil {
+		st.Capabilities.FileIO = FileIOEditor
+	}
 	st.Capabilities.Undo = s.opts.Store != nil
 	st.Warnings = append(st.Warnings, s.opts.Warnings...)
 	if s.opts.Editor != nil {
@@ -244,11 +304,11 @@ func (s *Service) Status(ctx context.Context) report.Status {
 			limit = statusEditorTimeout
 		}
 		ectx, cancel := context.WithTimeout(ctx, limit)
-		st.Editor = s.opts.Editor(ectx)
+		st.Editor = s.opts.Editor.Status(ectx)
 		cancel()
 	}
 	s.mu.Lock()
-	st.Busy = s.busy != ""
+	st.Busy = s.gate.Current() != nil
 	last := s.last
 	s.mu.Unlock()
 	if s.opts.Store != nil {
@@ -260,7 +320,7 @@ func (s *Service) Status(ctx context.Context) report.Status {
 		}
 	}
 	if last != nil {
-		st.LastReport = LastReportSummary(last)
+		st.LastReport = lastReportSummary(last)
 	}
 	if err := s.opts.FS.CheckRoot(ctx); err != nil {
 		st.Status = report.StatusStale
@@ -269,8 +329,8 @@ func (s *Service) Status(ctx context.Context) report.Status {
 	return st
 }
 
-// LastReportSummary is the compact form of a run report that status shows.
-func LastReportSummary(r *report.Run) map[string]any {
+// lastReportSummary is the compact form of a run report that status shows.
+func lastReportSummary(r *report.Run) map[string]any {
 	return map[string]any{
 		"run_id": r.RunID, "task": r.Task, "status": r.Status, "verified": r.Verified,
 		"changed_files": r.ChangedFiles, "cycles": r.Cycles, "started_at": r.StartedAt,
@@ -286,8 +346,8 @@ func truncateRunes(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-// StatusOf renders the configuration part of a status report.
-func StatusOf(cfg *config.Config, version string) report.Status {
+// statusOf renders the configuration part of a status report.
+func statusOf(cfg *config.Config, version string) report.Status {
 	noEditor := "No editor bridge configured"
 	st := report.Status{
 		Status:    report.StatusOK,
@@ -303,26 +363,18 @@ func StatusOf(cfg *config.Config, version string) report.Status {
 			Coder:    cfg.ModelFor(config.RoleCoder),
 			Reviewer: cfg.ModelFor(config.RoleReviewer),
 		},
-		Checks:       []report.CheckSummary{},
-		Editor:       report.Editor{Status: report.StatusUnavailable, Tools: []string{}, Error: &noEditor},
+		Editor:       report.Editor{Status: report.StatusUnavailable, Error: &noEditor},
 		Warnings:     slices.Clone(cfg.Warnings),
 		Capabilities: report.Capabilities{SingleWriter: true, ReadOnlyConcurrency: 1},
-	}
-	if st.Warnings == nil {
-		st.Warnings = []string{}
 	}
 	if cfg.ConfigPath != "" {
 		p := cfg.ConfigPath
 		st.ConfigPath = &p
 	}
 	for _, c := range cfg.Checks {
-		ft := c.Filetypes
-		if ft == nil {
-			ft = []string{}
-		}
-		st.Checks = append(st.Checks, report.CheckSummary{Name: c.Name, Required: c.Required, Kind: c.Kind, Filetypes: ft})
+		st.Checks = append(st.Checks, report.CheckSummary{Name: c.Name, Required: c.Required, Kind: c.Kind, Filetypes: c.Filetypes})
 	}
-	return st
+	return st.Normalize()
 }
 
 // Models lists the installed models.
@@ -333,18 +385,27 @@ func (s *Service) Models(ctx context.Context) ([]model.ModelInfo, error) {
 	return s.opts.Catalog.ListModels(ctx)
 }
 
-// SetModel makes every role use name.
-func (s *Service) SetModel(name string) {
+// SetModel makes every role use name. It is refused with the busy error
+// while a job is in progress (the job keeps the model it started with).
+func (s *Service) SetModel(name string) error {
+	if err := s.gate.Busy(); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cfg.Ollama.Model = name
 	s.cfg.Models = config.Models{}
+	return nil
 }
+
+// Busy returns the busy error while a job of this process is in progress,
+// else nil.
+func (s *Service) Busy() error { return s.gate.Busy() }
 
 // ToolNames lists the tools the coder is offered.
 func (s *Service) ToolNames() []string {
 	cfg := s.Config()
-	reg := tools.New(s.opts.FS, tools.Options{Trusted: cfg.Trusted, Checks: s.checkRunner(&cfg)})
+	reg := tools.New(s.opts.FS, tools.Options{Trusted: cfg.Trusted, Checks: s.checkRunner(&cfg, checkHooks{})})
 	var names []string
 	for _, t := range reg.Schemas(config.RoleCoder) {
 		names = append(names, t.Name)

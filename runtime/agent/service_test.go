@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"flow/bufferfs"
 	"flow/runtime/config"
+	"flow/runtime/editor"
 	"flow/runtime/journal"
 	"flow/runtime/model"
 	"flow/runtime/report"
@@ -154,11 +156,11 @@ func TestServiceStatusBoundsTheEditorProbe(t *testing.T) {
 	svc := newService(t, testConfig(dir), newScripted(t), t.TempDir())
 	var deadline time.Time
 	svc.opts.EditorStatusTimeout = 100 * time.Millisecond
-	svc.opts.Editor = func(ctx context.Context) report.Editor {
+	svc.opts.Editor = statusSession(func(ctx context.Context) report.Editor {
 		deadline, _ = ctx.Deadline()
 		<-ctx.Done() // a hung editor
 		return report.Editor{Status: report.StatusUnavailable, Tools: []string{}}
-	}
+	})
 	start := time.Now()
 	st := svc.Status(t.Context())
 	if deadline.IsZero() || deadline.Sub(start) > time.Second {
@@ -167,4 +169,18 @@ func TestServiceStatusBoundsTheEditorProbe(t *testing.T) {
 	if st.Editor.Status != report.StatusUnavailable {
 		t.Errorf("Status().Editor = %+v, want unavailable", st.Editor)
 	}
+}
+
+// statusSession is an editor session that only answers Status.
+type statusSession func(ctx context.Context) report.Editor
+
+func (f statusSession) Status(ctx context.Context) report.Editor { return f(ctx) }
+func (statusSession) Schemas(context.Context) ([]map[string]any, error) {
+	return nil, errors.New("no tools")
+}
+func (statusSession) Call(context.Context, string, map[string]any) (map[string]any, error) {
+	return nil, errors.New("no tools")
+}
+func (statusSession) Context(context.Context) (editor.Context, error) {
+	return editor.Context{}, errors.New("no context")
 }

@@ -15,20 +15,20 @@ const (
 	maxVerdictStarts = 512
 )
 
-// Verdict is the reviewer's structured verdict:
+// reviewVerdict is the reviewer's structured verdict:
 // {"approved": bool, "summary": string, "issues": [string]}.
-type Verdict struct {
+type reviewVerdict struct {
 	Approved bool
 	Summary  string
 	Issues   []string
 }
 
-// ParseVerdict extracts the reviewer's verdict from its final answer. The
+// parseVerdict extracts the reviewer's verdict from its final answer. The
 // answer may be the bare JSON object, contain it in a code fence, or embed it
 // in prose; the last top-level JSON object with a boolean "approved" wins.
 // Nested objects are not candidates, so an object that merely quotes an
 // "approved" field inside another object is not mistaken for the verdict.
-func ParseVerdict(text string) (Verdict, bool) {
+func parseVerdict(text string) (reviewVerdict, bool) {
 	text = strings.TrimSpace(text)
 	if v, ok := verdictFrom([]byte(text)); ok {
 		return v, true
@@ -49,7 +49,7 @@ func ParseVerdict(text string) (Verdict, bool) {
 			}
 		}
 	}
-	var best Verdict
+	var best reviewVerdict
 	found := false
 	for i := 0; i < len(data); {
 		j := bytes.IndexByte(data[i:], '{')
@@ -81,23 +81,23 @@ func objectEnd(data []byte) (int, bool) {
 }
 
 // verdictFrom decodes one candidate object.
-func verdictFrom(data []byte) (Verdict, bool) {
+func verdictFrom(data []byte) (reviewVerdict, bool) {
 	if len(data) == 0 || data[0] != '{' {
-		return Verdict{}, false
+		return reviewVerdict{}, false
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil {
-		return Verdict{}, false
+		return reviewVerdict{}, false
 	}
-	var v Verdict
+	var v reviewVerdict
 	if err := json.Unmarshal(obj["approved"], &v.Approved); err != nil || !isBool(obj["approved"]) {
-		return Verdict{}, false
+		return reviewVerdict{}, false
 	}
 	v.Issues = []string{}
 	if raw, ok := obj["issues"]; ok && !isNull(raw) {
 		var items []json.RawMessage
 		if err := json.Unmarshal(raw, &items); err != nil {
-			return Verdict{}, false
+			return reviewVerdict{}, false
 		}
 		for _, it := range items {
 			v.Issues = append(v.Issues, jsonText(it))

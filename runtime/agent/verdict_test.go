@@ -11,20 +11,20 @@ func TestParseVerdict(t *testing.T) {
 	tests := []struct {
 		name string
 		text string
-		want *Verdict
+		want *reviewVerdict
 	}{
-		{"bare", `{"approved":true,"summary":"ok","issues":[]}`, &Verdict{Approved: true, Summary: "ok", Issues: []string{}}},
-		{"bare with whitespace", "\n  {\"approved\": false, \"summary\": \"no\", \"issues\": [\"a\", \"b\"]}\n", &Verdict{Summary: "no", Issues: []string{"a", "b"}}},
-		{"json fence", "Looks fine.\n```json\n{\"approved\": true, \"summary\": \"s\"}\n```", &Verdict{Approved: true, Summary: "s", Issues: []string{}}},
-		{"plain fence", "```\n{\"approved\": false}\n```", &Verdict{Issues: []string{}}},
-		{"last object wins", `First thought {"approved": false} but then {"approved": true, "summary": "final"}`, &Verdict{Approved: true, Summary: "final", Issues: []string{}}},
-		{"later non-verdict object ignored", `{"approved": true} and an example {"path": "a.go"}`, &Verdict{Approved: true, Issues: []string{}}},
-		{"nested approved is not the verdict", `{"approved": false, "detail": {"approved": true}}`, &Verdict{Issues: []string{}}},
-		{"braces inside strings", `{"approved": true, "summary": "use {} and \"}\" carefully"}`, &Verdict{Approved: true, Summary: `use {} and "}" carefully`, Issues: []string{}}},
-		{"prose braces before verdict", `Map{a: 1} is fine. {"approved": true}`, &Verdict{Approved: true, Issues: []string{}}},
-		{"unclosed brace before verdict", `if x { return; {"approved": true}`, &Verdict{Approved: true, Issues: []string{}}},
-		{"non-string issues and summary", `{"approved": false, "summary": 3, "issues": [1, {"line": 2}]}`, &Verdict{Summary: "3", Issues: []string{"1", `{"line": 2}`}}},
-		{"null issues", `{"approved": true, "issues": null}`, &Verdict{Approved: true, Issues: []string{}}},
+		{"bare", `{"approved":true,"summary":"ok","issues":[]}`, &reviewVerdict{Approved: true, Summary: "ok", Issues: []string{}}},
+		{"bare with whitespace", "\n  {\"approved\": false, \"summary\": \"no\", \"issues\": [\"a\", \"b\"]}\n", &reviewVerdict{Summary: "no", Issues: []string{"a", "b"}}},
+		{"json fence", "Looks fine.\n```json\n{\"approved\": true, \"summary\": \"s\"}\n```", &reviewVerdict{Approved: true, Summary: "s", Issues: []string{}}},
+		{"plain fence", "```\n{\"approved\": false}\n```", &reviewVerdict{Issues: []string{}}},
+		{"last object wins", `First thought {"approved": false} but then {"approved": true, "summary": "final"}`, &reviewVerdict{Approved: true, Summary: "final", Issues: []string{}}},
+		{"later non-verdict object ignored", `{"approved": true} and an example {"path": "a.go"}`, &reviewVerdict{Approved: true, Issues: []string{}}},
+		{"nested approved is not the verdict", `{"approved": false, "detail": {"approved": true}}`, &reviewVerdict{Issues: []string{}}},
+		{"braces inside strings", `{"approved": true, "summary": "use {} and \"}\" carefully"}`, &reviewVerdict{Approved: true, Summary: `use {} and "}" carefully`, Issues: []string{}}},
+		{"prose braces before verdict", `Map{a: 1} is fine. {"approved": true}`, &reviewVerdict{Approved: true, Issues: []string{}}},
+		{"unclosed brace before verdict", `if x { return; {"approved": true}`, &reviewVerdict{Approved: true, Issues: []string{}}},
+		{"non-string issues and summary", `{"approved": false, "summary": 3, "issues": [1, {"line": 2}]}`, &reviewVerdict{Summary: "3", Issues: []string{"1", `{"line": 2}`}}},
+		{"null issues", `{"approved": true, "issues": null}`, &reviewVerdict{Approved: true, Issues: []string{}}},
 		{"prose", "I approve of this change.", nil},
 		{"approved not boolean", `{"approved": "true"}`, nil},
 		{"approved number", `{"approved": 1}`, nil},
@@ -35,13 +35,13 @@ func TestParseVerdict(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := ParseVerdict(tc.text)
+			got, ok := parseVerdict(tc.text)
 			if ok != (tc.want != nil) {
-				t.Fatalf("ParseVerdict(%q) ok = %v, want %v (got %+v)", tc.text, ok, tc.want != nil, got)
+				t.Fatalf("parseVerdict(%q) ok = %v, want %v (got %+v)", tc.text, ok, tc.want != nil, got)
 			}
 			if tc.want != nil {
 				if diff := cmp.Diff(*tc.want, got); diff != "" {
-					t.Errorf("ParseVerdict(%q) (-want +got):\n%s", tc.text, diff)
+					t.Errorf("parseVerdict(%q) (-want +got):\n%s", tc.text, diff)
 				}
 			}
 		})
@@ -50,15 +50,15 @@ func TestParseVerdict(t *testing.T) {
 
 func TestParseVerdictBounds(t *testing.T) {
 	long := strings.Repeat("s", 20000)
-	v, ok := ParseVerdict(`{"approved": true, "summary": "` + long + `"}`)
+	v, ok := parseVerdict(`{"approved": true, "summary": "` + long + `"}`)
 	if !ok || len(v.Summary) != maxSummaryChars {
-		t.Errorf("ParseVerdict(long summary) = %v, %d chars, want ok and %d", ok, len(v.Summary), maxSummaryChars)
+		t.Errorf("parseVerdict(long summary) = %v, %d chars, want ok and %d", ok, len(v.Summary), maxSummaryChars)
 	}
 	// Many unclosed braces followed by a verdict: still found, and cheaply.
 	text := strings.Repeat(`{"a":`, 100000) + "\n" + `{"approved": false, "summary": "tail"}`
-	v, ok = ParseVerdict(text)
+	v, ok = parseVerdict(text)
 	if !ok || v.Approved || v.Summary != "tail" {
-		t.Errorf("ParseVerdict(pathological) = %+v, %v; want the trailing verdict", v, ok)
+		t.Errorf("parseVerdict(pathological) = %+v, %v; want the trailing verdict", v, ok)
 	}
 }
 

@@ -2,7 +2,6 @@ package journal
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -41,13 +40,9 @@ type Run struct {
 	finished bool
 }
 
-// NewRunID returns a fresh run id: the UTC start time and 8 random hex
-// digits, such as "20260102T150405Z-1a2b3c4d". Ids sort by start time.
-func NewRunID(now time.Time) string {
-	var b [4]byte
-	rand.Read(b[:])
-	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
-}
+// NewRunID returns a fresh run id; see [report.NewRunID], the one
+// generator.
+func NewRunID(now time.Time) string { return report.NewRunID(now) }
 
 // Begin starts recording the run runID (see [NewRunID]) of task: it
 // creates the run's journal directory, complete and durable, under the next

@@ -133,7 +133,7 @@ func TestLastReportAcrossStores(t *testing.T) {
 		t.Fatalf("LastReport() = %v, %v", got, err)
 	}
 	want := report.Run{Status: "ok", Verified: true, Task: "second", RunID: "run-second", Summary: "done <second>",
-		ChangedFiles: []string{"a.txt"}, Roles: []report.Role{{Role: "coder", Status: "ok"}}}
+		ChangedFiles: []string{"a.txt"}, Roles: []report.Role{{Role: "coder", Status: "ok"}}}.Normalize()
 	if diff := cmp.Diff(&want, got); diff != "" {
 		t.Errorf("LastReport() (-want +got):\n%s", diff)
 	}

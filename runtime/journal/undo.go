@@ -12,44 +12,8 @@ import (
 	"flow/runtime/report"
 )
 
-// StatusConflict is the status of an undo that left some files untouched
-// because they changed after the run.
-const StatusConflict = "conflict"
-
-// UndoReport is the result of [Store.Undo], printed by `flow undo` as its
-// one JSON object.
-type UndoReport struct {
-	// Status is "ok" when every journalled file is back to its state before
-	// the run (restored, removed or already unchanged), or there was nothing
-	// left to undo; "conflict" when some files changed after the run and were
-	// left untouched; "unverified" when the workspace has no run to undo;
-	// "error" when the run is unknown or something failed.
-	Status string `json:"status"`
-	// RunID is the run undone (the last run when none was named).
-	RunID     string `json:"run_id"`
-	Workspace string `json:"workspace"`
-	// Restored lists files given back their old content and mode.
-	Restored []string `json:"restored"`
-	// Removed lists files the run had created and undo deleted.
-	Removed []string `json:"removed"`
-	// Unchanged lists files that already had their state before the run
-	// (the run was stopped before writing them, or they were reverted).
-	Unchanged []string `json:"unchanged"`
-	// Conflicts lists files left untouched, with the reason.
-	Conflicts []Conflict `json:"conflicts"`
-	// AlreadyUndone is true when an earlier undo completed for this run.
-	AlreadyUndone bool `json:"already_undone"`
-	// Message says in one sentence what happened.
-	Message string `json:"message"`
-	// Error is the failure behind status "error".
-	Error string `json:"error,omitempty"`
-}
-
-// Conflict is a file undo did not touch.
-type Conflict struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-}
+// StatusConflict is the status of an undo that left some files untouched.
+const StatusConflict = report.StatusConflict
 
 // Undo reverts the run runID ("" for the workspace's last run) through
 // fsys, which must be the workspace's file system: the same bufferfs
@@ -66,19 +30,12 @@ type Conflict struct {
 // later Undo of it is a no-op that says so. Undo never runs git. The caller
 // should hold the workspace [Lock]. The returned error is non-nil only
 // together with status "error"; the report is always complete.
-func (s *Store) Undo(ctx context.Context, fsys bufferfs.FS, runID string) (UndoReport, error) {
-	rep := UndoReport{
-		RunID:     runID,
-		Workspace: s.root,
-		Restored:  []string{},
-		Removed:   []string{},
-		Unchanged: []string{},
-		Conflicts: []Conflict{},
-	}
+func (s *Store) Undo(ctx context.Context, fsys bufferfs.FS, runID string) (report.Undo, error) {
+	rep := report.Undo{RunID: runID, Workspace: s.root}.Normalize()
 	if runID == "" {
 		id, err := s.LastRunID()
 		if err != nil {
-			return rep.fail(err)
+			return undoFailed(rep, err)
 		}
 		if id == "" {
 			rep.Status = report.StatusUnverified
@@ -89,14 +46,14 @@ func (s *Store) Undo(ctx context.Context, fsys bufferfs.FS, runID string) (UndoR
 		rep.RunID = id
 	}
 	if err := checkRunID(runID); err != nil {
-		return rep.fail(err)
+		return undoFailed(rep, err)
 	}
 	run, ok, err := s.findRun(runID)
 	if err != nil {
-		return rep.fail(err)
+		return undoFailed(rep, err)
 	}
 	if !ok {
-		return rep.fail(s.missingRun(runID))
+		return undoFailed(rep, s.missingRun(runID))
 	}
 	dir := s.runPath(run)
 	if _, err := os.Stat(filepath.Join(dir, undoneFile)); err == nil {
@@ -107,21 +64,21 @@ func (s *Store) Undo(ctx context.Context, fsys bufferfs.FS, runID string) (UndoR
 	}
 	entries, err := readLog(dir)
 	if err != nil {
-		return rep.fail(err)
+		return undoFailed(rep, err)
 	}
 	if err := s.sameRoot(fsys); err != nil {
-		return rep.fail(err)
+		return undoFailed(rep, err)
 	}
 	failed := false
 	for _, e := range entries {
 		if err := ctx.Err(); err != nil {
-			return rep.fail(fmt.Errorf("undo of run %s interrupted: %w", runID, err))
+			return undoFailed(rep, fmt.Errorf("undo of run %s interrupted: %w", runID, err))
 		}
 		if !s.undoEntry(ctx, fsys, dir, e, &rep) {
 			failed = true
 		}
 	}
-	rep.summarise(len(entries), failed)
+	summarise(&rep, len(entries), failed)
 	if rep.Status == report.StatusOK {
 		if b, err := json.Marshal(rep); err == nil {
 			if err := writeAtomic(dir, undoneFile, b); err != nil {
@@ -134,8 +91,8 @@ func (s *Store) Undo(ctx context.Context, fsys bufferfs.FS, runID string) (UndoR
 	return rep, nil
 }
 
-// fail turns err into an error report.
-func (rep UndoReport) fail(err error) (UndoReport, error) {
+// undoFailed turns err into an error report.
+func undoFailed(rep report.Undo, err error) (report.Undo, error) {
 	msg := strings.TrimPrefix(err.Error(), "journal: ")
 	rep.Status = report.StatusError
 	rep.Message = msg
@@ -167,13 +124,13 @@ func (s *Store) sameRoot(fsys bufferfs.FS) error {
 
 // undoEntry reverts one file and records the outcome; it returns false when
 // an operation failed (as opposed to a conflict or success).
-func (s *Store) undoEntry(ctx context.Context, fsys bufferfs.FS, dir string, e *entry, rep *UndoReport) bool {
+func (s *Store) undoEntry(ctx context.Context, fsys bufferfs.FS, dir string, e *entry, rep *report.Undo) bool {
 	conflict := func(reason string) bool {
-		rep.Conflicts = append(rep.Conflicts, Conflict{Path: e.path, Reason: reason})
+		rep.Conflicts = append(rep.Conflicts, report.Conflict{Path: e.path, Reason: reason})
 		return true
 	}
 	failure := func(reason string) bool {
-		rep.Conflicts = append(rep.Conflicts, Conflict{Path: e.path, Reason: reason})
+		rep.Conflicts = append(rep.Conflicts, report.Conflict{Path: e.path, Reason: reason})
 		return false
 	}
 	cur, err := fsys.Stat(ctx, e.path)
@@ -240,7 +197,7 @@ func (s *Store) undoEntry(ctx context.Context, fsys bufferfs.FS, dir string, e *
 }
 
 // summarise sets the status and message once every file was handled.
-func (rep *UndoReport) summarise(files int, failed bool) {
+func summarise(rep *report.Undo, files int, failed bool) {
 	switch {
 	case failed:
 		rep.Status = report.StatusError

@@ -38,14 +38,14 @@ func TestUndoRestoresEditsAndRemovesCreated(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Undo() error = %v", err)
 	}
-	want := UndoReport{
+	want := report.Undo{
 		Status:    "ok",
 		RunID:     "run-1",
 		Workspace: f.store.Root(),
 		Restored:  []string{"a.txt", "bin/run.sh", "src/main.go"},
 		Removed:   []string{"new/dir/created.txt"},
 		Unchanged: []string{},
-		Conflicts: []Conflict{},
+		Conflicts: []report.Conflict{},
 		Message:   "undid run run-1: restored 3 files, removed 1 created file",
 	}
 	if diff := cmp.Diff(want, rep); diff != "" {

@@ -1,7 +1,12 @@
 // Package report defines the JSON reports flow prints and returns: the run
-// report, the check report and the status report (SPEC §15). It is a leaf
-// package: every front end (CLI, MCP, Neovim, TUI) serialises these types
-// unchanged, so the wire shape lives in one place.
+// report, the check report, the undo report and the status report (SPEC
+// §15). It is a leaf package: every front end (CLI, MCP, Neovim, TUI)
+// serialises these types unchanged, so the wire shape lives in one place.
+// It also owns the two things every report relies on: the one run id
+// generator ([NewRunID]), so the id a user sees has one shape whichever
+// layer named the run, and the one normalisation ([Run.Normalize] and its
+// siblings, applied by [Marshal]), so list members say [] and never null
+// without every constructor filling them by hand.
 package report
 
 import (
@@ -119,12 +124,13 @@ type Status struct {
 }
 
 // Marshal encodes v as compact UTF-8 JSON without HTML escaping and without a
-// trailing newline. Every report flow prints goes through it.
+// trailing newline, a report normalised first (see [Run.Normalize]). Every
+// report flow prints or sends goes through it.
 func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := enc.Encode(normalized(v)); err != nil {
 		return nil, err
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil

@@ -5,23 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sync"
 
 	"flow/bufferfs"
 	"flow/runtime/config"
+	"flow/runtime/editor"
 	"flow/runtime/model"
 	"flow/runtime/report"
 )
 
-// Editor is the editor bridge as the tools see it (SPEC §12.2);
-// plugin.Bridge implements it. Schemas returns the editor tool schemas the
-// editor advertises (already narrowed to the allowlisted editor tools);
+// Editor is the editor as the tools see it (SPEC §12.2): the tool part of
+// the attached editor's session. Schemas returns the editor tool schemas
+// the editor advertises (already narrowed to the allowlisted editor tools);
 // Call calls one tool and returns the editor's result object, or a Go error
-// when the bridge failed.
-type Editor interface {
-	Schemas(ctx context.Context) ([]map[string]any, error)
-	Call(ctx context.Context, tool string, args map[string]any) (map[string]any, error)
-}
+// when the attachment failed.
+type Editor = editor.Tools
 
 // Editor tools that can change state: only the coder of a trusted workspace
 // gets them. Every other editor tool is read-only and offered to all roles.
@@ -49,45 +46,50 @@ func EditorRoleAllows(role, tool string, trusted bool) bool {
 // EditorToolbox offers a Registry's tools plus the editor's (SPEC §6, §12):
 // the built-in tools first, then the editor tools in the order the editor
 // advertised them, each filtered by [EditorRoleAllows]. editor_debug's
-// action is always "status". The schemas are fetched once; when the editor
-// cannot give them, no editor tool is offered. EditorToolbox also
-// implements verify.EditorEvidence (Lint, Diagnostics).
+// action is always "status". The schemas are fetched once, when the
+// toolbox is built; when the editor cannot give them, no editor tool is
+// offered. EditorToolbox also implements verify.EditorEvidence (Lint,
+// Diagnostics).
 type EditorToolbox struct {
-	reg *Registry
-	ed  Editor
-
-	once    sync.Once
+	reg     *Registry
+	ed      Editor
 	schemas []model.Tool
 }
 
-// WithEditor returns a toolbox of reg's tools and ed's.
-func WithEditor(reg *Registry, ed Editor) *EditorToolbox {
-	return &EditorToolbox{reg: reg, ed: ed}
+// WithEditor returns a toolbox of reg's tools and ed's, fetching ed's tool
+// schemas with ctx. When the editor cannot give them, the toolbox offers
+// only reg's tools and the error says why, for the caller to report.
+func WithEditor(ctx context.Context, reg *Registry, ed Editor) (*EditorToolbox, error) {
+	b := &EditorToolbox{reg: reg, ed: ed}
+	list, err := ed.Schemas(ctx)
+	if err != nil {
+		return b, fmt.Errorf("editor tools unavailable: %w", err)
+	}
+	b.schemas = editorTools(list)
+	return b, nil
 }
 
-// editorSchemas returns the editor's tools, fetching them on first use.
-func (b *EditorToolbox) editorSchemas() []model.Tool {
-	b.once.Do(func() {
-		list, err := b.ed.Schemas(context.Background())
-		if err != nil {
-			return
+// editorTools turns advertised schemas into model tools.
+func editorTools(list []map[string]any) []model.Tool {
+	var out []model.Tool
+	for _, s := range list {
+		fn, _ := s["function"].(map[string]any)
+		name, _ := fn["name"].(string)
+		params, _ := fn["parameters"].(map[string]any)
+		if name == "" || params == nil {
+			continue
 		}
-		for _, s := range list {
-			fn, _ := s["function"].(map[string]any)
-			name, _ := fn["name"].(string)
-			params, _ := fn["parameters"].(map[string]any)
-			if name == "" || params == nil {
-				continue
-			}
-			desc, _ := fn["description"].(string)
-			if name == EditorDebug {
-				params = narrowDebug(params)
-			}
-			b.schemas = append(b.schemas, model.Tool{Name: name, Description: desc, Parameters: params})
+		desc, _ := fn["description"].(string)
+		if name == EditorDebug {
+			params = narrowDebug(params)
 		}
-	})
-	return b.schemas
+		out = append(out, model.Tool{Name: name, Description: desc, Parameters: params})
+	}
+	return out
 }
+
+// editorSchemas returns the editor's tools.
+func (b *EditorToolbox) editorSchemas() []model.Tool { return b.schemas }
 
 // narrowDebug returns params with editor_debug's action limited to status.
 func narrowDebug(params map[string]any) map[string]any {
@@ -231,20 +233,41 @@ func editorResult(out map[string]any) Result {
 // Lint runs the editor's native linter on path (verify.EditorEvidence). It
 // returns nil when the editor does not offer editor_lint.
 func (b *EditorToolbox) Lint(ctx context.Context, path string) map[string]any {
-	return b.evidence(ctx, EditorLint, path)
+	return EditorEvidence{Editor: b.ed}.Lint(ctx, path)
 }
 
 // Diagnostics returns the editor's current diagnostics for path
 // (verify.EditorEvidence); nil when the editor does not offer them.
 func (b *EditorToolbox) Diagnostics(ctx context.Context, path string) map[string]any {
-	return b.evidence(ctx, "editor_diagnostics", path)
+	return EditorEvidence{Editor: b.ed}.Diagnostics(ctx, path)
 }
 
-func (b *EditorToolbox) evidence(ctx context.Context, tool, path string) map[string]any {
-	if _, ok := b.editorTool(tool); !ok {
+// EditorEvidence is the coverage evidence of the attached editor
+// (verify.EditorEvidence): editor_lint and editor_diagnostics results, when
+// the editor advertises them. It needs no tool registry.
+type EditorEvidence struct{ Editor Editor }
+
+// Lint runs the editor's native linter on path; nil when the editor does
+// not offer editor_lint.
+func (e EditorEvidence) Lint(ctx context.Context, path string) map[string]any {
+	return e.evidence(ctx, EditorLint, path)
+}
+
+// Diagnostics returns the editor's current diagnostics for path; nil when
+// the editor does not offer editor_diagnostics.
+func (e EditorEvidence) Diagnostics(ctx context.Context, path string) map[string]any {
+	return e.evidence(ctx, "editor_diagnostics", path)
+}
+
+func (e EditorEvidence) evidence(ctx context.Context, tool, path string) map[string]any {
+	// An editor that cannot list its tools offers none: no evidence, as
+	// for a tool it does not advertise (the run reported the failure when
+	// its toolbox was built).
+	list, err := e.Editor.Schemas(ctx)
+	if err != nil || !slices.ContainsFunc(editorTools(list), func(t model.Tool) bool { return t.Name == tool }) {
 		return nil
 	}
-	out, err := b.ed.Call(ctx, tool, map[string]any{"path": path})
+	out, err := e.Editor.Call(ctx, tool, map[string]any{"path": path})
 	if err != nil {
 		return map[string]any{"status": report.StatusUnavailable, "error": err.Error()}
 	}

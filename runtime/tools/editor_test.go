@@ -71,7 +71,7 @@ func TestEditorToolboxSchemas(t *testing.T) {
 		{config.RoleCoder, true, []string{"editor_context", "editor_diagnostics", "editor_lint", "editor_check", "editor_debug"}},
 	} {
 		reg := New(newDisk(t, tc.trusted, nil), Options{Trusted: tc.trusted})
-		box := WithEditor(reg, &fakeEditor{})
+		box := withEditor(t, reg, &fakeEditor{})
 		all := box.Schemas(tc.role)
 		var editor []string
 		for _, n := range names(all) {
@@ -98,7 +98,7 @@ func TestEditorToolboxSchemas(t *testing.T) {
 
 func TestEditorToolboxCall(t *testing.T) {
 	ed := &fakeEditor{}
-	box := WithEditor(New(newDisk(t, true, map[string]string{"a.go": "x"}), Options{Trusted: true}), ed)
+	box := withEditor(t, New(newDisk(t, true, map[string]string{"a.go": "x"}), Options{Trusted: true}), ed)
 	tests := []struct {
 		role, name, args string
 		status, want     string
@@ -128,7 +128,7 @@ func TestEditorToolboxCall(t *testing.T) {
 
 func TestEditorToolboxResults(t *testing.T) {
 	ed := &fakeEditor{result: map[string]any{"status": "failed", "path": "a.go", "diagnostics": strings.Repeat("x", 2*MaxResultChars)}}
-	box := WithEditor(New(newDisk(t, true, nil), Options{Trusted: true}), ed)
+	box := withEditor(t, New(newDisk(t, true, nil), Options{Trusted: true}), ed)
 	res := box.Call(t.Context(), config.RoleCoder, model.ToolCall{ID: "1", Name: "editor_diagnostics", Arguments: `{"path":"a.go"}`})
 	body := decodeContent(t, res)
 	if res.Status != "failed" || !res.Truncated || body["path"] != "a.go" || body["truncated"] != true {
@@ -148,7 +148,7 @@ func TestEditorToolboxResults(t *testing.T) {
 
 func TestEditorEvidence(t *testing.T) {
 	ed := &fakeEditor{result: map[string]any{"status": "ok", "verified": true}}
-	box := WithEditor(New(newDisk(t, true, nil), Options{Trusted: true}), ed)
+	box := withEditor(t, New(newDisk(t, true, nil), Options{Trusted: true}), ed)
 	if ev := box.Lint(t.Context(), "a.go"); ev["status"] != "ok" || ed.args[0]["path"] != "a.go" {
 		t.Errorf("Lint(a.go) = %v with args %v", ev, ed.args)
 	}
@@ -156,7 +156,7 @@ func TestEditorEvidence(t *testing.T) {
 		t.Errorf("Diagnostics(a.go) = %v", ev)
 	}
 	// An editor that does not advertise a tool gives no evidence.
-	none := WithEditor(New(newDisk(t, true, nil), Options{Trusted: true}), editorWithout{})
+	none := withEditor(t, New(newDisk(t, true, nil), Options{Trusted: true}), editorWithout{})
 	if ev := none.Lint(t.Context(), "a.go"); ev != nil {
 		t.Errorf("Lint without editor_lint = %v, want nil", ev)
 	}
@@ -168,4 +168,46 @@ type editorWithout struct{}
 func (editorWithout) Schemas(context.Context) ([]map[string]any, error) { return nil, nil }
 func (editorWithout) Call(context.Context, string, map[string]any) (map[string]any, error) {
 	return nil, errors.New("not called")
+}
+
+// withEditor builds an editor toolbox, failing the test when the editor
+// cannot list its tools.
+func withEditor(t *testing.T, reg *Registry, ed Editor) *EditorToolbox {
+	t.Helper()
+	box, err := WithEditor(t.Context(), reg, ed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return box
+}
+
+// schemaFailure fails to list its tools and records the context it got.
+type schemaFailure struct {
+	editorWithout
+	ctx context.Context
+}
+
+func (s *schemaFailure) Schemas(ctx context.Context) ([]map[string]any, error) {
+	s.ctx = ctx
+	return nil, errors.New("Neovim request timed out")
+}
+
+// TestEditorSchemasFailureIsReported: the schemas are fetched with the
+// caller's context, and a failure is returned (for the run to report)
+// while the toolbox still offers the built-in tools.
+func TestEditorSchemasFailureIsReported(t *testing.T) {
+	reg := New(newDisk(t, true, nil), Options{Trusted: true})
+	type key struct{}
+	ctx := context.WithValue(t.Context(), key{}, "run")
+	ed := &schemaFailure{}
+	box, err := WithEditor(ctx, reg, ed)
+	if err == nil || !strings.Contains(err.Error(), "editor tools unavailable: Neovim request timed out") {
+		t.Errorf("WithEditor with a failing editor = %v, want the failure", err)
+	}
+	if ed.ctx == nil || ed.ctx.Value(key{}) != "run" {
+		t.Error("the schemas were not fetched with the caller's context")
+	}
+	if box == nil || !slices.Equal(names(box.Schemas(config.RoleCoder)), names(reg.Schemas(config.RoleCoder))) {
+		t.Error("a toolbox whose editor failed does not offer exactly the built-in tools")
+	}
 }

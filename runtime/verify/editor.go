@@ -3,7 +3,7 @@ package verify
 import (
 	"context"
 
-	"flow/bufferfs"
+	"flow/runtime/editor"
 	"flow/runtime/report"
 )
 
@@ -21,11 +21,9 @@ const (
 	ReasonEditorUnavailable = "Editor context unavailable: "
 )
 
-// EditorState probes the editor's freshness API v1; plugin.Bridge
-// implements it.
-type EditorState interface {
-	Context(ctx context.Context) (bufferfs.EditorContext, error)
-}
+// EditorState probes the editor's freshness API v1: the freshness part of
+// the attached editor's session.
+type EditorState = editor.Freshness
 
 // CheckRunner runs named checks (name "" runs all).
 type CheckRunner interface {
@@ -61,7 +59,7 @@ func (c *EditorChecks) Run(ctx context.Context, name string) report.CheckReport 
 		MarkCheckStale(&rep, ReasonEditorUnavailable+err.Error())
 	case after.Dirty():
 		MarkCheckStale(&rep, ReasonUnsavedBuffers)
-	case !bufferfs.SameSnapshot(before.Snapshot, after.Snapshot):
+	case !editor.SameSnapshot(before.Snapshot, after.Snapshot):
 		MarkCheckStale(&rep, ReasonEditorChanged)
 	}
 	return rep
@@ -111,7 +109,7 @@ func EditorUnchanged(ctx context.Context, ed EditorState, earlier map[string]any
 	if c.Dirty() {
 		return ReasonEditorStale
 	}
-	if ok, _ := bufferfs.SameObserved(earlier, c.Snapshot); !ok {
+	if ok, _ := editor.SameObserved(earlier, c.Snapshot); !ok {
 		return ReasonEditorStale
 	}
 	return ""

@@ -6,19 +6,19 @@ import (
 	"strings"
 	"testing"
 
-	"flow/bufferfs"
+	"flow/runtime/editor"
 	"flow/runtime/report"
 	"flow/runtime/verify"
 )
 
 // stateSeq answers Context with the next of its results.
 type stateSeq struct {
-	results []bufferfs.EditorContext
+	results []editor.Context
 	errs    []error
 	calls   int
 }
 
-func (s *stateSeq) Context(context.Context) (bufferfs.EditorContext, error) {
+func (s *stateSeq) Context(context.Context) (editor.Context, error) {
 	i := min(s.calls, len(s.results)-1)
 	s.calls++
 	return s.results[i], s.errs[i]
@@ -38,24 +38,24 @@ func snap(tick int64) map[string]any {
 }
 
 func TestEditorChecks(t *testing.T) {
-	clean := bufferfs.EditorContext{Snapshot: snap(1)}
-	dirty := bufferfs.EditorContext{Snapshot: snap(1), Modified: true}
-	moved := bufferfs.EditorContext{Snapshot: snap(2)}
+	clean := editor.Context{Snapshot: snap(1)}
+	dirty := editor.Context{Snapshot: snap(1), Modified: true}
+	moved := editor.Context{Snapshot: snap(2)}
 	boom := errors.New("Neovim request timed out")
 	tests := []struct {
 		name     string
-		results  []bufferfs.EditorContext
+		results  []editor.Context
 		errs     []error
 		status   string
 		reason   string
 		wantRuns int
 	}{
-		{"clean", []bufferfs.EditorContext{clean, clean}, []error{nil, nil}, report.StatusOK, "", 1},
-		{"dirty before", []bufferfs.EditorContext{dirty}, []error{nil}, report.StatusStale, verify.ReasonUnsavedBuffers, 0},
-		{"probe fails before", []bufferfs.EditorContext{{}}, []error{boom}, report.StatusUnverified, "timed out", 0},
-		{"snapshot changed", []bufferfs.EditorContext{clean, moved}, []error{nil, nil}, report.StatusStale, verify.ReasonEditorChanged, 1},
-		{"dirty after", []bufferfs.EditorContext{clean, dirty}, []error{nil, nil}, report.StatusStale, verify.ReasonUnsavedBuffers, 1},
-		{"probe fails after", []bufferfs.EditorContext{clean, {}}, []error{nil, boom}, report.StatusStale, "timed out", 1},
+		{"clean", []editor.Context{clean, clean}, []error{nil, nil}, report.StatusOK, "", 1},
+		{"dirty before", []editor.Context{dirty}, []error{nil}, report.StatusStale, verify.ReasonUnsavedBuffers, 0},
+		{"probe fails before", []editor.Context{{}}, []error{boom}, report.StatusUnverified, "timed out", 0},
+		{"snapshot changed", []editor.Context{clean, moved}, []error{nil, nil}, report.StatusStale, verify.ReasonEditorChanged, 1},
+		{"dirty after", []editor.Context{clean, dirty}, []error{nil, nil}, report.StatusStale, verify.ReasonUnsavedBuffers, 1},
+		{"probe fails after", []editor.Context{clean, {}}, []error{nil, boom}, report.StatusStale, "timed out", 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -76,16 +76,16 @@ func TestEditorUnchanged(t *testing.T) {
 	earlier := snap(1)
 	for _, tc := range []struct {
 		name string
-		now  bufferfs.EditorContext
+		now  editor.Context
 		err  error
 		want string
 	}{
-		{"same", bufferfs.EditorContext{Snapshot: snap(1)}, nil, ""},
-		{"buffer changed", bufferfs.EditorContext{Snapshot: snap(2)}, nil, verify.ReasonEditorStale},
-		{"dirty", bufferfs.EditorContext{Snapshot: snap(1), DirtyBuffers: []any{map[string]any{"path": "b.go"}}}, nil, verify.ReasonEditorStale},
-		{"gone", bufferfs.EditorContext{}, errors.New("x"), verify.ReasonEditorUnavailable},
+		{"same", editor.Context{Snapshot: snap(1)}, nil, ""},
+		{"buffer changed", editor.Context{Snapshot: snap(2)}, nil, verify.ReasonEditorStale},
+		{"dirty", editor.Context{Snapshot: snap(1), DirtyBuffers: []any{map[string]any{"path": "b.go"}}}, nil, verify.ReasonEditorStale},
+		{"gone", editor.Context{}, errors.New("x"), verify.ReasonEditorUnavailable},
 	} {
-		got := verify.EditorUnchanged(t.Context(), &stateSeq{results: []bufferfs.EditorContext{tc.now}, errs: []error{tc.err}}, earlier)
+		got := verify.EditorUnchanged(t.Context(), &stateSeq{results: []editor.Context{tc.now}, errs: []error{tc.err}}, earlier)
 		if tc.want == "" && got != "" || tc.want != "" && !strings.HasPrefix(got, tc.want) {
 			t.Errorf("EditorUnchanged(%s) = %q, want %q", tc.name, got, tc.want)
 		}

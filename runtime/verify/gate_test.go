@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"flow/bufferfs"
+	"flow/runtime/editor"
 	"flow/runtime/report"
 	"flow/runtime/verify"
 )
@@ -37,11 +38,11 @@ type editorScript struct {
 }
 
 type editorAt struct {
-	ctx bufferfs.EditorContext
+	ctx editor.Context
 	err error
 }
 
-func (e *editorScript) Context(context.Context) (bufferfs.EditorContext, error) {
+func (e *editorScript) Context(context.Context) (editor.Context, error) {
 	s := e.states[min(e.calls, len(e.states)-1)]
 	e.calls++
 	return s.ctx, s.err
@@ -63,15 +64,15 @@ func passed(checks ...report.CheckResult) report.CheckReport {
 }
 
 // buffers is an editor state with one observed buffer at changedtick tick.
-func buffers(tick int64) bufferfs.EditorContext {
-	return bufferfs.EditorContext{Snapshot: map[string]any{"a.go": map[string]any{
+func buffers(tick int64) editor.Context {
+	return editor.Context{Snapshot: map[string]any{"a.go": map[string]any{
 		"path":    "a.go",
 		"buffers": []any{map[string]any{"bufnr": int64(1), "changedtick": tick, "modified": false, "loaded": true}},
 		"disk":    map[string]any{"exists": true, "size": int64(10)},
 	}}}
 }
 
-func unsaved(c bufferfs.EditorContext) bufferfs.EditorContext {
+func unsaved(c editor.Context) editor.Context {
 	c.DirtyBuffers = []any{map[string]any{"path": "b.go", "changedtick": int64(4)}}
 	return c
 }

@@ -23,7 +23,7 @@ import (
 	"flow/bufferfs"
 	"flow/plugin"
 	"flow/runtime/agent"
-	"flow/runtime/journal"
+	"flow/runtime/job"
 	"flow/runtime/report"
 )
 
@@ -79,11 +79,23 @@ func serve(workspace string, trusted bool) int {
 			logger = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		}
 	}
+	if workspace == "" {
+		if workspace, err = os.Getwd(); err != nil {
+			fmt.Fprintln(os.Stderr, "flow:", err)
+			return 1
+		}
+	}
+	disk, err := bufferfs.NewDisk(workspace, bufferfs.DiskOptions{Trusted: trusted})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "flow:", err)
+		return 1
+	}
+	defer disk.Close()
 	err = plugin.ServeHost(context.Background(), os.Stdin, out, plugin.HostDeps{
-		Workspace: workspace,
-		Trusted:   trusted,
-		Version:   version,
-		Logger:    logger,
+		Disk:    disk,
+		Trusted: trusted,
+		Version: version,
+		Logger:  logger,
 		NewRuntime: func(_ context.Context, env plugin.RuntimeEnv) (plugin.Runtime, error) {
 			return &fake{env: env}, nil
 		},
@@ -96,19 +108,54 @@ func serve(workspace string, trusted bool) int {
 }
 
 // fake is a Runtime that does what its task says through the FS it got.
+// Its jobs run under the runtime's real job system (job.Gate), so busy,
+// cancel-all and job ids behave as in flow.
 type fake struct {
 	env  plugin.RuntimeEnv
+	gate job.Gate
 	mu   sync.Mutex
 	last *report.Run
 }
 
-func (f *fake) Run(ctx context.Context, task string, events func(agent.Event)) report.Run {
+var _ plugin.Runtime = (*fake)(nil)
+
+// tag stamps every event with the job's id, as the runtime does.
+func tag(j *job.Job, events func(agent.Event)) func(agent.Event) {
+	return func(e agent.Event) {
+		e.Job = j.ID
+		events(e)
+	}
+}
+
+func (f *fake) StartRun(ctx context.Context, task string, events func(agent.Event)) (*job.Job, error) {
+	return f.gate.Start(ctx, job.KindRun, func(ctx context.Context, j *job.Job) (any, string) {
+		rep := f.run(ctx, task, tag(j, events))
+		return rep, rep.Status
+	})
+}
+
+func (f *fake) StartCheck(ctx context.Context, name string, events func(agent.Event)) (*job.Job, error) {
+	return f.gate.Start(ctx, job.KindCheck, func(ctx context.Context, j *job.Job) (any, string) {
+		rep := f.check(ctx, name, tag(j, events))
+		return rep, rep.Status
+	})
+}
+
+func (f *fake) StartUndo(ctx context.Context, runID string) (*job.Job, error) {
+	return f.gate.Start(ctx, job.KindUndo, func(context.Context, *job.Job) (any, string) {
+		rep := report.Undo{Status: report.StatusOK, RunID: runID, Workspace: f.env.Root}
+		return rep, rep.Status
+	})
+}
+
+func (f *fake) CancelAll() int                { return f.gate.CancelAll() }
+func (f *fake) Wait(ctx context.Context) bool { return f.gate.Wait(ctx) }
+
+func (f *fake) run(ctx context.Context, task string, events func(agent.Event)) report.Run {
 	start := time.Now()
 	rep := report.Run{
 		Status: report.StatusOK, Task: task, RunID: fmt.Sprintf("run-%d", start.UnixNano()),
 		Workspace: f.env.Root, StartedAt: start.UTC().Format(time.RFC3339),
-		Roles: []report.Role{}, Events: []report.ToolEvent{}, ChangedFiles: []string{},
-		Checks: []report.CheckResult{}, VerificationHistory: []report.Verification{},
 		Summary: "fake run",
 	}
 	events(agent.Event{Kind: agent.EventRunStart, Time: start, RunID: rep.RunID, Message: task})
@@ -144,7 +191,7 @@ func isNotFound(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "no such file") || errors.Is(err, bufferfs.ErrNotFound))
 }
 
-func (f *fake) Check(_ context.Context, name string, events func(agent.Event)) report.CheckReport {
+func (f *fake) check(_ context.Context, name string, events func(agent.Event)) report.CheckReport {
 	if name == "" {
 		name = "tests"
 	}
@@ -152,7 +199,7 @@ func (f *fake) Check(_ context.Context, name string, events func(agent.Event)) r
 	events(agent.Event{Kind: agent.EventCheckEnd, Time: time.Now(), Check: name, Status: report.StatusOK})
 	return report.CheckReport{
 		Status: report.StatusOK, Verified: true, Reason: "fake check",
-		Checks: []report.CheckResult{{Name: name, Source: report.SourceCheck, Required: true, Status: report.StatusOK, Filetypes: []string{}}},
+		Checks: []report.CheckResult{{Name: name, Source: report.SourceCheck, Required: true, Status: report.StatusOK}},
 	}
 }
 
@@ -169,11 +216,6 @@ func (f *fake) Status(ctx context.Context) report.Status {
 			{Name: "tests", Required: true, Kind: "test", Filetypes: []string{"*"}},
 			{Name: "lint", Required: true, Kind: "lint", Filetypes: []string{"go"}},
 		},
-		Editor: f.env.Editor.Status(ctx), Warnings: []string{}, LastReport: last,
+		Editor: f.env.Editor.Status(ctx), LastReport: last, Busy: f.gate.Current() != nil,
 	}
-}
-
-func (f *fake) Undo(_ context.Context, runID string) journal.UndoReport {
-	return journal.UndoReport{Status: report.StatusOK, RunID: runID, Workspace: f.env.Root,
-		Restored: []string{}, Removed: []string{}, Unchanged: []string{}, Conflicts: []journal.Conflict{}}
 }

@@ -18,7 +18,7 @@ func BenchmarkEventIntoLongLog(b *testing.B) {
 	for i := range maxLogLines - 100 {
 		m.appendLines(logLine{text: fmt.Sprintf("coder  file_read src/file%d.go  ok  3ms", i)})
 	}
-	m.job = &job{id: 1, kind: "run", cancel: func() {}, queue: newQueue()}
+	m.job = &shownJob{id: 1, kind: "run", queue: newQueue()}
 	ev := agent.Event{Kind: agent.EventToolEnd, Role: "coder", Tool: "file_read", Message: "main.go", Status: "ok", DurationMS: 3}
 	b.ResetTimer()
 	for range b.N {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"flow/runtime/agent"
+	"flow/runtime/job"
 	"flow/runtime/model"
 	"flow/runtime/report"
 )
@@ -23,7 +25,6 @@ const (
 	msgModelUsage      = "Usage: /model <installed-model>"
 	msgBuildUsage      = "Usage: /build <request>"
 	msgUndoUnavailable = "undo is unavailable until the journal exists"
-	msgBusy            = "a run is in progress: wait for it to finish or press Ctrl-C to cancel it"
 	msgHelpNote        = "Every task has fresh role contexts; /clear needs no persistent cleanup"
 	msgQuitArmed       = "press Ctrl-C again or Ctrl-D to quit"
 	msgCancelling      = "cancelling…"
@@ -194,8 +195,8 @@ func (m *ui) execute(c command) tea.Cmd {
 			m.appendLines(errorLine(msgModelUsage))
 			return nil
 		}
-		if m.job != nil {
-			m.appendLines(errorLine(msgBusy))
+		if err := rt.Busy(); err != nil {
+			m.appendLines(errorLine(err.Error()))
 			return nil
 		}
 		name := c.arg
@@ -228,52 +229,55 @@ func (m *ui) chooseModel(msg modelChosenMsg) {
 	switch {
 	case msg.err != nil:
 		m.appendLines(errorLine(msg.err.Error()))
-	case m.job != nil:
-		m.appendLines(errorLine(msgBusy))
 	default:
-		m.rt.SetModel(msg.name)
+		if err := m.rt.SetModel(msg.name); err != nil {
+			m.appendLines(errorLine(err.Error()))
+			return
+		}
 		m.models = report.Models{Planner: msg.name, Coder: msg.name, Reviewer: msg.name}
 		m.appendLines(logLine{kind: lineOK, text: "model  " + msg.name + " for every role"})
 	}
 }
 
-// startRun starts task as a job, unless one is in progress.
+// startRun starts task as a runtime job.
 func (m *ui) startRun(task string) tea.Cmd {
 	rt := m.rt
-	return m.startJob("run", func(ctx context.Context, emit func(agent.Event)) tea.Msg {
-		return runDoneMsg{report: rt.Run(ctx, task, emit)}
-	})
+	return m.startJob(job.KindRun, func(ctx context.Context, emit func(agent.Event)) (*job.Job, error) {
+		return rt.StartRun(ctx, task, emit)
+	}, func(rep any) tea.Msg { return runDoneMsg{report: rep.(report.Run)} })
 }
 
-// startCheck starts `/check [name]` as a job.
+// startCheck starts `/check [name]` as a runtime job.
 func (m *ui) startCheck(name string) tea.Cmd {
 	rt := m.rt
-	return m.startJob("check", func(ctx context.Context, emit func(agent.Event)) tea.Msg {
-		return checkDoneMsg{report: rt.Check(ctx, name, emit)}
-	})
+	return m.startJob(job.KindCheck, func(ctx context.Context, emit func(agent.Event)) (*job.Job, error) {
+		return rt.StartCheck(ctx, name, emit)
+	}, func(rep any) tea.Msg { return checkDoneMsg{report: rep.(report.CheckReport)} })
 }
 
-// startUndo starts `/undo [run]` as a job: it writes files, so it is
-// exclusive with runs and checks.
+// startUndo starts `/undo [run]` as a runtime job.
 func (m *ui) startUndo(runID string) tea.Cmd {
 	rt := m.rt
-	return m.startJob("undo", func(ctx context.Context, _ func(agent.Event)) tea.Msg {
-		result, status, err := rt.Undo(ctx, runID)
-		return undoDoneMsg{result: result, status: status, err: err}
-	})
-}
-
-// startJob starts work in its own goroutine with a cancellable context and
-// returns the command that delivers its events and result.
-func (m *ui) startJob(kind string, work func(ctx context.Context, emit func(agent.Event)) tea.Msg) tea.Cmd {
-	if m.job != nil {
-		m.appendLines(errorLine(msgBusy))
+	j, err := rt.StartUndo(m.ctx, runID)
+	if err != nil && !errors.Is(err, job.ErrBusy) {
+		m.appendLines(undoLines(report.Undo{}, err)...)
 		return nil
 	}
-	ctx, cancel := context.WithCancel(m.ctx)
-	m.nextJob++
-	j := &job{id: m.nextJob, kind: kind, cancel: cancel, queue: newQueue()}
-	m.job = j
-	m.jobs.start(ctx, kind, j.queue, work)
-	return waitJob(j.id, j.queue)
+	return m.startJob(job.KindUndo, func(context.Context, func(agent.Event)) (*job.Job, error) {
+		return j, err
+	}, func(rep any) tea.Msg { return undoDoneMsg{report: rep.(report.Undo)} })
+}
+
+// startJob starts a runtime job and returns the command that delivers its
+// events and result; when the runtime refuses (busy), it shows why.
+func (m *ui) startJob(kind string, start func(ctx context.Context, emit func(agent.Event)) (*job.Job, error), result func(any) tea.Msg) tea.Cmd {
+	q := newQueue()
+	j, err := start(m.ctx, func(e agent.Event) { q.push(e) })
+	if err != nil {
+		m.appendLines(errorLine(err.Error()))
+		return nil
+	}
+	m.job = &shownJob{id: j.ID, kind: kind, job: j, queue: q}
+	go forward(j, q, result)
+	return waitJob(j.ID, q)
 }

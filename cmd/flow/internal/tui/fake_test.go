@@ -6,14 +6,19 @@ import (
 	"sync/atomic"
 
 	"flow/runtime/agent"
+	"flow/runtime/job"
 	"flow/runtime/model"
 	"flow/runtime/report"
 )
 
-// fakeRuntime is a hand-written Runtime. Run emits the scripted events and
-// returns the scripted report; with a gate it then waits for the gate or
-// for ctx's cancellation, and reports "cancelled" in the latter case.
+// fakeRuntime is a hand-written Runtime whose jobs run under the runtime's
+// real job system (a job.Gate), so busy and cancellation behave as in flow.
+// Run emits the scripted events and returns the scripted report; with a
+// gate it then waits for the gate or for ctx's cancellation, and reports
+// "cancelled" in the latter case.
 type fakeRuntime struct {
+	jobs job.Gate
+
 	events []agent.Event
 	report report.Run
 
@@ -26,8 +31,7 @@ type fakeRuntime struct {
 	status      report.Status
 	models      []model.ModelInfo
 	modelsErr   error
-	undoResult  any
-	undoStatus  string
+	undoResult  report.Undo
 	undoErr     error
 	tools       []string
 
@@ -42,6 +46,36 @@ type fakeRuntime struct {
 func newFake() *fakeRuntime {
 	return &fakeRuntime{emitted: make(chan struct{}), cancelled: make(chan struct{})}
 }
+
+func (f *fakeRuntime) StartRun(ctx context.Context, task string, events func(agent.Event)) (*job.Job, error) {
+	return f.jobs.Start(ctx, job.KindRun, func(ctx context.Context, _ *job.Job) (any, string) {
+		rep := f.Run(ctx, task, events)
+		return rep, rep.Status
+	})
+}
+
+func (f *fakeRuntime) StartCheck(ctx context.Context, name string, events func(agent.Event)) (*job.Job, error) {
+	return f.jobs.Start(ctx, job.KindCheck, func(ctx context.Context, _ *job.Job) (any, string) {
+		rep := f.Check(ctx, name, events)
+		return rep, rep.Status
+	})
+}
+
+func (f *fakeRuntime) StartUndo(ctx context.Context, runID string) (*job.Job, error) {
+	if f.jobs.Busy() == nil && f.undoErr != nil {
+		f.mu.Lock()
+		f.undos = append(f.undos, runID)
+		f.mu.Unlock()
+		return nil, f.undoErr
+	}
+	return f.jobs.Start(ctx, job.KindUndo, func(ctx context.Context, _ *job.Job) (any, string) {
+		rep := f.Undo(ctx, runID)
+		return rep, rep.Status
+	})
+}
+
+func (f *fakeRuntime) Wait(ctx context.Context) bool { return f.jobs.Wait(ctx) }
+func (f *fakeRuntime) Busy() error                   { return f.jobs.Busy() }
 
 func (f *fakeRuntime) Run(ctx context.Context, task string, events func(agent.Event)) report.Run {
 	defer f.returned.Store(true)
@@ -95,21 +129,25 @@ func (f *fakeRuntime) Status(ctx context.Context) report.Status {
 	return f.status
 }
 
-func (f *fakeRuntime) Undo(ctx context.Context, runID string) (any, string, error) {
+func (f *fakeRuntime) Undo(ctx context.Context, runID string) report.Undo {
 	f.mu.Lock()
 	f.undos = append(f.undos, runID)
 	f.mu.Unlock()
-	return f.undoResult, f.undoStatus, f.undoErr
+	return f.undoResult
 }
 
 func (f *fakeRuntime) Models(ctx context.Context) ([]model.ModelInfo, error) {
 	return f.models, f.modelsErr
 }
 
-func (f *fakeRuntime) SetModel(name string) {
+func (f *fakeRuntime) SetModel(name string) error {
+	if err := f.jobs.Busy(); err != nil {
+		return err
+	}
 	f.mu.Lock()
 	f.setModel = name
 	f.mu.Unlock()
+	return nil
 }
 
 func (f *fakeRuntime) ToolNames() []string { return f.tools }

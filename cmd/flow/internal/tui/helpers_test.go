@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -34,10 +35,12 @@ func newTestUI(t *testing.T, rt Runtime, opts Options) *ui {
 	m := newModel(t.Context(), rt, opts)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 200})
 	t.Cleanup(func() {
-		if m.job != nil {
-			m.job.cancel()
+		if m.job != nil && m.job.job != nil {
+			m.job.job.Cancel()
 		}
-		m.jobs.wait(10 * time.Second)
+		ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+		defer stop()
+		rt.Wait(ctx)
 	})
 	return m
 }

@@ -1,21 +1,20 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"sync"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
-	"flow/runtime/agent"
+	"flow/runtime/job"
 )
 
-// job is the run, check or undo in progress. Only one runs at a time.
-type job struct {
-	id         int
+// shownJob is the runtime job (run, check or undo) the log is following.
+// The runtime's job system decides what may run; the TUI only shows it.
+type shownJob struct {
+	id         int64
 	kind       string // "run", "check" or "undo"
-	cancel     context.CancelFunc
+	job        *job.Job
 	queue      *queue
 	cancelling bool
 }
@@ -80,15 +79,15 @@ func (q *queue) take() (items []tea.Msg, ok bool) {
 // jobMsg delivers a batch of a job's queued messages (agent events and, at
 // the end, the job's result) to Update, in order.
 type jobMsg struct {
-	id    int
+	id    int64
 	items []tea.Msg
 }
 
 // jobClosedMsg says the job's queue is drained and closed.
-type jobClosedMsg struct{ id int }
+type jobClosedMsg struct{ id int64 }
 
 // waitJob is the command that waits for the next batch of job id's queue.
-func waitJob(id int, q *queue) tea.Cmd {
+func waitJob(id int64, q *queue) tea.Cmd {
 	return func() tea.Msg {
 		items, ok := q.take()
 		if !ok {
@@ -104,41 +103,15 @@ type jobFailedMsg struct {
 	err  string
 }
 
-// tracker counts the job goroutines so that Run can wait for them after the
-// program has ended.
-type tracker struct{ wg sync.WaitGroup }
-
-// start runs work in a new goroutine. work's result and the events it emits
-// are pushed to q, which is closed when work returns; a panic becomes a
+// forward pushes j's result to q once the job has returned, and closes q:
+// result turns the report into its message; a panicking job becomes a
 // jobFailedMsg rather than a crash with the terminal in raw mode.
-func (t *tracker) start(ctx context.Context, kind string, q *queue, work func(ctx context.Context, emit func(agent.Event)) tea.Msg) {
-	t.wg.Add(1)
-	go func() {
-		defer t.wg.Done()
-		defer q.close()
-		defer func() {
-			if p := recover(); p != nil {
-				q.push(jobFailedMsg{kind: kind, err: fmt.Sprintf("internal error: %v", p)})
-			}
-		}()
-		q.push(work(ctx, func(e agent.Event) { q.push(e) }))
-	}()
-}
-
-// wait waits for every job goroutine to return, at most d; it reports
-// whether they all did.
-func (t *tracker) wait(d time.Duration) bool {
-	done := make(chan struct{})
-	go func() {
-		t.wg.Wait()
-		close(done)
-	}()
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-done:
-		return true
-	case <-timer.C:
-		return false
+func forward(j *job.Job, q *queue, result func(report any) tea.Msg) {
+	defer q.close()
+	rep, _ := j.Result()
+	if p := j.Panic(); p != nil {
+		q.push(jobFailedMsg{kind: j.Kind, err: fmt.Sprintf("internal error: %v", p)})
+		return
 	}
+	q.push(result(rep))
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"flow/runtime/job"
 	"flow/runtime/report"
 )
 
@@ -116,6 +117,24 @@ func readLines(in io.Reader, lines chan<- inputLine, stop <-chan struct{}) {
 	}
 }
 
+// waitFor waits for a job started by the line mode and returns its report;
+// a job the runtime refused is answered with its status and sentence, a
+// job that panicked with an error answer.
+func waitFor(j *job.Job, err error) any {
+	if err != nil {
+		status := report.StatusError
+		if errors.Is(err, job.ErrBusy) {
+			status = report.StatusBusy
+		}
+		return map[string]any{"status": status, "error": err.Error()}
+	}
+	rep, _ := j.Result()
+	if p := j.Panic(); p != nil {
+		return errorAnswer(fmt.Sprintf("%s failed: internal error: %v", j.Kind, p))
+	}
+	return rep
+}
+
 // answerLine executes one command of the line mode and returns its JSON
 // answer (nil for a blank line) and whether to quit.
 func answerLine(ctx context.Context, rt Runtime, c command) (answer any, quit bool) {
@@ -129,7 +148,7 @@ func answerLine(ctx context.Context, rt Runtime, c command) (answer any, quit bo
 	case cmdStatus:
 		return rt.Status(ctx), false
 	case cmdCheck:
-		return rt.Check(ctx, c.arg, nil), false
+		return waitFor(rt.StartCheck(ctx, c.arg, nil)), false
 	case cmdTools:
 		names := rt.ToolNames()
 		if names == nil {
@@ -147,26 +166,23 @@ func answerLine(ctx context.Context, rt Runtime, c command) (answer any, quit bo
 		if err != nil {
 			return errorAnswer(err.Error()), false
 		}
-		rt.SetModel(name)
+		if err := rt.SetModel(name); err != nil {
+			return errorAnswer(err.Error()), false
+		}
 		return map[string]any{"status": report.StatusOK, "model": name}, false
 	case cmdBuild:
 		if c.arg == "" {
 			return errorAnswer(msgBuildUsage), false
 		}
-		return rt.Run(ctx, buildTask(c.arg), nil), false
+		return waitFor(rt.StartRun(ctx, buildTask(c.arg), nil)), false
 	case cmdTask:
-		return rt.Run(ctx, c.arg, nil), false
+		return waitFor(rt.StartRun(ctx, c.arg, nil)), false
 	case cmdUndo:
-		result, status, err := rt.Undo(ctx, c.arg)
-		switch {
-		case errors.Is(err, ErrUndoUnavailable):
+		j, err := rt.StartUndo(ctx, c.arg)
+		if errors.Is(err, ErrUndoUnavailable) {
 			return map[string]any{"status": report.StatusUnavailable, "error": msgUndoUnavailable}, false
-		case err != nil:
-			return errorAnswer(err.Error()), false
-		case result == nil:
-			return map[string]any{"status": status}, false
 		}
-		return result, false
+		return waitFor(j, err), false
 	case cmdLegacy:
 		return map[string]any{"status": report.StatusUnavailable, "error": msgLegacy}, false
 	}

@@ -101,7 +101,7 @@ func TestLineModeAnswers(t *testing.T) {
 		{"undo unavailable", func(f *fakeRuntime) { f.undoErr = ErrUndoUnavailable }, "/undo",
 			map[string]any{"status": "unavailable", "error": msgUndoUnavailable}},
 		{"undo", func(f *fakeRuntime) {
-			f.undoResult, f.undoStatus = map[string]any{"status": "ok", "run_id": "r1"}, "ok"
+			f.undoResult = report.Undo{Status: "ok", RunID: "r1"}
 		}, "/undo r1",
 			map[string]any{"status": "ok", "run_id": "r1"}},
 	}

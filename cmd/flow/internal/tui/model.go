@@ -49,11 +49,9 @@ type ui struct {
 	histPos int    // index into history while browsing; len(history) otherwise
 	draft   string // the input being typed before browsing the history
 
-	job          *job // the run, check or undo in progress
-	jobs         *tracker
-	nextJob      int
-	quitArmed    bool // Ctrl-C was pressed once while idle
-	quitWhenIdle bool // quit as soon as the job has returned
+	job          *shownJob // the runtime job the log is following
+	quitArmed    bool      // Ctrl-C was pressed once while idle
+	quitWhenIdle bool      // quit as soon as the job has returned
 }
 
 // newModel returns the model for a program whose jobs derive from ctx.
@@ -74,7 +72,6 @@ func newModel(ctx context.Context, rt Runtime, opts Options) *ui {
 		pending:   map[string]int{},
 		viewport:  viewport.New(),
 		input:     in,
-		jobs:      &tracker{},
 	}
 	m.viewport.SoftWrap = false           // renderLog wraps, once per line and width
 	m.viewport.KeyMap = viewport.KeyMap{} // keys belong to the input line
@@ -193,7 +190,7 @@ func (m *ui) requestQuit() tea.Cmd {
 // cancelJob cancels the job in progress.
 func (m *ui) cancelJob() {
 	m.job.cancelling = true
-	m.job.cancel()
+	m.job.job.Cancel()
 	m.appendLines(logLine{kind: lineWarn, text: msgCancelling})
 }
 
@@ -264,7 +261,7 @@ func (m *ui) handleJob(msg jobMsg) tea.Cmd {
 			m.appendLines(checkReportLines(it.report)...)
 			done = true
 		case undoDoneMsg:
-			m.appendLines(undoLines(it.result, it.status, it.err)...)
+			m.appendLines(undoLines(it.report, nil)...)
 			done = true
 		case jobFailedMsg:
 			m.appendLines(errorLine(it.kind + " failed: " + it.err))
@@ -274,7 +271,6 @@ func (m *ui) handleJob(msg jobMsg) tea.Cmd {
 	if !done {
 		return waitJob(j.id, j.queue)
 	}
-	j.cancel()
 	m.job = nil
 	// Work that started but never reported its end (the job was cancelled
 	// or failed) no longer looks in progress.
@@ -296,11 +292,7 @@ func (m *ui) handleJob(msg jobMsg) tea.Cmd {
 type (
 	runDoneMsg   struct{ report report.Run }
 	checkDoneMsg struct{ report report.CheckReport }
-	undoDoneMsg  struct {
-		result any
-		status string
-		err    error
-	}
+	undoDoneMsg  struct{ report report.Undo }
 )
 
 // addEvent renders one progress event; an end event replaces the line of

@@ -305,24 +305,23 @@ func TestCheckCommand(t *testing.T) {
 func TestUndoCommand(t *testing.T) {
 	tests := []struct {
 		name   string
-		result any
-		status string
+		result report.Undo
 		err    error
 		wants  []string
 	}{
-		{"no journal", nil, "", fmt.Errorf("open: %w", ErrUndoUnavailable), []string{"undo unavailable · undo is unavailable until the journal exists"}},
-		{"error", nil, "", errors.New("disk on fire"), []string{"error  undo failed: disk on fire"}},
+		{"no journal", report.Undo{}, fmt.Errorf("open: %w", ErrUndoUnavailable), []string{"undo unavailable · undo is unavailable until the journal exists"}},
+		{"error", report.Undo{}, errors.New("disk on fire"), []string{"error  undo failed: disk on fire"}},
 		{
 			"restored",
-			map[string]any{"status": "ok", "run_id": "r-1", "restored": []string{"a.go"}, "removed": []string{"new.go"}, "message": "undid 2 files"},
-			"ok", nil,
+			report.Undo{Status: "ok", RunID: "r-1", Restored: []string{"a.go"}, Removed: []string{"new.go"}, Message: "undid 2 files"},
+			nil,
 			[]string{"undo ok · run r-1", "  restored  a.go", "  removed  new.go", "  message  undid 2 files"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rt := newFake()
-			rt.undoResult, rt.undoStatus, rt.undoErr = tt.result, tt.status, tt.err
+			rt.undoResult, rt.undoErr = tt.result, tt.err
 			m := newTestUI(t, rt, testOptions)
 			settle(t, m, submit(m, "/undo"))
 			assertContains(t, screen(m), tt.wants...)
@@ -370,6 +369,7 @@ func TestOneRunAtATime(t *testing.T) {
 	if len(tasks) != 1 || len(checks) != 0 || len(undos) != 0 {
 		t.Errorf("while a run was in progress: tasks %q, checks %q, undos %q; want only the first task", tasks, checks, undos)
 	}
+	const msgBusy = "busy: a run is already in progress in this flow process; wait for it to finish or stop it"
 	if n := strings.Count(screen(m), msgBusy); n != 5 {
 		t.Errorf("%q shown %d times, want 5", msgBusy, n)
 	}

@@ -209,37 +209,15 @@ func checkReportLines(r report.CheckReport) []logLine {
 	return append(lines, logLine{})
 }
 
-// undoView is the part of an undo report the log shows, read through the
-// report's JSON form.
-type undoView struct {
-	Status    string   `json:"status"`
-	RunID     string   `json:"run_id"`
-	Restored  []string `json:"restored"`
-	Removed   []string `json:"removed"`
-	Conflicts []struct {
-		Path   string `json:"path"`
-		Reason string `json:"reason"`
-	} `json:"conflicts"`
-	AlreadyUndone bool   `json:"already_undone"`
-	Message       string `json:"message"`
-	Error         string `json:"error"`
-}
-
 // undoLines renders the answer of /undo.
-func undoLines(result any, status string, err error) []logLine {
+func undoLines(v report.Undo, err error) []logLine {
 	switch {
 	case errors.Is(err, ErrUndoUnavailable):
 		return []logLine{{kind: lineWarn, text: "undo unavailable · " + msgUndoUnavailable}, {}}
 	case err != nil:
 		return []logLine{errorLine("undo failed: " + err.Error()), {}}
 	}
-	var v undoView
-	if b, jerr := json.Marshal(result); jerr == nil {
-		_ = json.Unmarshal(b, &v) // a result of another shape shows only the status
-	}
-	if status == "" {
-		status = v.Status
-	}
+	status := v.Status
 	head := "undo " + status
 	if v.RunID != "" {
 		head += " · run " + v.RunID

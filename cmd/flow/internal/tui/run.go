@@ -10,7 +10,6 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -18,6 +17,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"flow/runtime/agent"
+	"flow/runtime/job"
 	"flow/runtime/model"
 	"flow/runtime/report"
 )
@@ -29,32 +29,40 @@ const (
 	ExitInterrupted = 130
 )
 
-// ErrUndoUnavailable is what a [Runtime] without a write journal returns
-// from Undo (directly or wrapped); the TUI then says that undo is
+// ErrUndoUnavailable is what StartUndo of a [Runtime] without a write
+// journal returns (directly or wrapped); the TUI then says that undo is
 // unavailable until the journal exists.
-var ErrUndoUnavailable = errors.New("undo is unavailable until the journal exists")
+var ErrUndoUnavailable = agent.ErrUndoUnavailable
 
-// Runtime is what the TUI needs from flow's runtime. *agent.Service provides
-// every method but Undo, whose report type the TUI does not import; a small
-// adapter supplies it. Status, Models and ToolNames may be called while a
-// run or check is in progress; SetModel is only called when none is.
+// Runtime is what the TUI needs from flow's runtime; *agent.Service
+// implements it. Runs, checks and undos are jobs of the runtime's one job
+// system: a Start method returns the job at once, or an error matching
+// job.ErrBusy, whose text the TUI shows as it is. Status, Models and
+// ToolNames may be called while a job is in progress.
 type Runtime interface {
-	// Run runs task; events, when non-nil, receives progress events
-	// synchronously (the TUI's sink never blocks).
-	Run(ctx context.Context, task string, events func(agent.Event)) report.Run
-	// Check runs the named check (every check when name is ""); events,
-	// when non-nil, receives check_start and check_end events.
-	Check(ctx context.Context, name string, events func(agent.Event)) report.CheckReport
+	// StartRun starts task; events, when non-nil, receives progress events
+	// synchronously (the TUI's sink never blocks). The result is a
+	// report.Run.
+	StartRun(ctx context.Context, task string, events func(agent.Event)) (*job.Job, error)
+	// StartCheck starts the named check (every check when name is "");
+	// events receives check_start and check_end. The result is a
+	// report.CheckReport.
+	StartCheck(ctx context.Context, name string, events func(agent.Event)) (*job.Job, error)
+	// StartUndo starts the undo of run runID (the workspace's last run when
+	// ""); the result is a report.Undo. An error matching
+	// ErrUndoUnavailable means there is no journal.
+	StartUndo(ctx context.Context, runID string) (*job.Job, error)
+	// Wait waits until every job has returned or ctx ends.
+	Wait(ctx context.Context) bool
+	// Busy returns the busy error while a job is in progress, else nil.
+	Busy() error
 	// Status reports the configuration and the workspace's state.
 	Status(ctx context.Context) report.Status
-	// Undo undoes run runID (the workspace's last run when ""). result is
-	// the undo report (rendered through its JSON form), status its status.
-	// An error matching ErrUndoUnavailable means there is no journal.
-	Undo(ctx context.Context, runID string) (result any, status string, err error)
 	// Models lists the installed models (Ollama /api/tags).
 	Models(ctx context.Context) ([]model.ModelInfo, error)
-	// SetModel makes every role use the model name.
-	SetModel(name string)
+	// SetModel makes every role use the model name; it is refused (a busy
+	// error) while a job is in progress.
+	SetModel(name string) error
 	// ToolNames lists the tools the coder is offered.
 	ToolNames() []string
 }
@@ -104,7 +112,9 @@ func Run(ctx context.Context, rt Runtime, opts Options, in io.Reader, out io.Wri
 	// Whatever ended the program, stop the job in progress and wait for it
 	// to return; the terminal has already been restored.
 	cancel()
-	m.jobs.wait(shutdownWait)
+	wctx, stop := context.WithTimeout(context.Background(), shutdownWait)
+	rt.Wait(wctx)
+	stop()
 	if ctx.Err() != nil {
 		return ExitInterrupted
 	}

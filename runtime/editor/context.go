@@ -1,4 +1,4 @@
-package bufferfs
+package editor
 
 import (
 	"fmt"
@@ -6,14 +6,15 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+
+	"flow/bufferfs"
 )
 
 // Freshness API v1 (SPEC §12.4): what flow requires of an editor_context
 // result, and how two workspace snapshots compare.
 
-// EditorContext is the validated freshness part of an editor_context
-// result.
-type EditorContext struct {
+// Context is the validated freshness part of an editor_context result.
+type Context struct {
 	// Workspace is the editor's workspace root as it reported it.
 	Workspace string
 	// Modified is the captured buffer's 'modified' flag.
@@ -28,7 +29,7 @@ type EditorContext struct {
 
 // Dirty reports unsaved state: the captured buffer is modified or some
 // workspace buffer is.
-func (c EditorContext) Dirty() bool { return c.Modified || len(c.DirtyBuffers) > 0 }
+func (c Context) Dirty() bool { return c.Modified || len(c.DirtyBuffers) > 0 }
 
 // Messages of the freshness gate.
 const (
@@ -36,12 +37,13 @@ const (
 	msgMismatch     = "editor/flow workspace mismatch; refusing editor tools and edits"
 )
 
-// ParseEditorContext validates an editor_context result against flow's
+// ParseContext validates an editor_context result against flow's
 // root: status "ok", a workspace that resolves to root, and the v1
 // freshness fields (modified, dirty_buffers, workspace_snapshot,
 // workspace_snapshot_version = 1). Every failure wraps
-// [ErrEditorUnavailable]: flow then refuses editor tools and edits.
-func ParseEditorContext(res map[string]any, root string) (EditorContext, error) {
+// [bufferfs.ErrEditorUnavailable]: flow then refuses editor tools and
+// edits.
+func ParseContext(res map[string]any, root string) (Context, error) {
 	ws, ok := res["workspace"].(string)
 	if fieldString(res, "status") != "ok" || !ok {
 		detail := fieldString(res, "error")
@@ -51,18 +53,18 @@ func ParseEditorContext(res map[string]any, root string) (EditorContext, error) 
 				detail = detail[:300] + "..."
 			}
 		}
-		return EditorContext{}, fmt.Errorf("%w: editor context unavailable: %s", ErrEditorUnavailable, detail)
+		return Context{}, fmt.Errorf("%w: editor context unavailable: %s", bufferfs.ErrEditorUnavailable, detail)
 	}
 	if !sameDir(ws, root) {
-		return EditorContext{}, fmt.Errorf("%w: %s (editor %q, flow %q)", ErrEditorUnavailable, msgMismatch, ws, root)
+		return Context{}, fmt.Errorf("%w: %s (editor %q, flow %q)", bufferfs.ErrEditorUnavailable, msgMismatch, ws, root)
 	}
-	c := EditorContext{Workspace: ws, Raw: res}
+	c := Context{Workspace: ws, Raw: res}
 	version, ok := fieldInt(res, "workspace_snapshot_version")
 	modified, okMod := res["modified"].(bool)
 	snap, okSnap := objectOrEmpty(res["workspace_snapshot"])
 	dirty, okDirty := listOrEmpty(res["dirty_buffers"])
 	if !ok || version != 1 || !okMod || !okSnap || !okDirty {
-		return EditorContext{}, fmt.Errorf("%w: %s", ErrEditorUnavailable, msgFreshnessAPI)
+		return Context{}, fmt.Errorf("%w: %s", bufferfs.ErrEditorUnavailable, msgFreshnessAPI)
 	}
 	c.Modified, c.Snapshot, c.DirtyBuffers = modified, snap, dirty
 	return c, nil
@@ -203,4 +205,20 @@ func number(f float64, text string) any {
 		return f
 	}
 	return "#" + strings.TrimPrefix(text, "+")
+}
+
+// fieldString returns m[key] when it is a string.
+func fieldString(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+// fieldInt returns m[key] as an integer when it is an integral number of
+// any of the shapes a msgpack or JSON decoder produces (see normalize).
+func fieldInt(m map[string]any, key string) (int64, bool) {
+	f, ok := normalize(m[key]).(float64)
+	if !ok || f != math.Trunc(f) {
+		return 0, false
+	}
+	return int64(f), true
 }

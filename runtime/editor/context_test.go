@@ -1,4 +1,4 @@
-package bufferfs_test
+package editor_test
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"flow/bufferfs"
+	"flow/runtime/editor"
 )
 
 // edContext returns a valid editor_context result for root.
@@ -55,10 +56,10 @@ func TestParseEditorContext(t *testing.T) {
 				tc.edit(m)
 			}
 			delete(m, tc.remove)
-			c, err := bufferfs.ParseEditorContext(m, root)
+			c, err := editor.ParseContext(m, root)
 			if tc.want == "" {
 				if err != nil {
-					t.Fatalf("ParseEditorContext() = %v, want valid", err)
+					t.Fatalf("ParseContext() = %v, want valid", err)
 				}
 				if c.Dirty() != tc.dirty {
 					t.Errorf("Dirty() = %v, want %v", c.Dirty(), tc.dirty)
@@ -66,7 +67,7 @@ func TestParseEditorContext(t *testing.T) {
 				return
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, bufferfs.ErrEditorUnavailable) {
-				t.Errorf("ParseEditorContext() = %v, want ErrEditorUnavailable containing %q", err, tc.want)
+				t.Errorf("ParseContext() = %v, want ErrEditorUnavailable containing %q", err, tc.want)
 			}
 		})
 	}
@@ -98,10 +99,10 @@ func TestSameSnapshot(t *testing.T) {
 		"disk": map[string]any{"exists": true, "size": 3.0, "sha256": "h1",
 			"mtime": map[string]any{"sec": uint64(10), "nsec": 5.0}},
 	}}
-	if !bufferfs.SameSnapshot(a, b) {
+	if !editor.SameSnapshot(a, b) {
 		t.Error("SameSnapshot(equal values, other number types) = false, want true")
 	}
-	if !bufferfs.SameSnapshot(map[string]any{}, nil) {
+	if !editor.SameSnapshot(map[string]any{}, nil) {
 		t.Error("SameSnapshot(empty, nil) = false, want true")
 	}
 	for name, other := range map[string]map[string]any{
@@ -110,7 +111,7 @@ func TestSameSnapshot(t *testing.T) {
 		"new path":    {"a.go": edEntry("h1", edBuf(1, 5, false)), "b.go": edEntry("h1")},
 		"new buffer":  {"a.go": edEntry("h1", edBuf(1, 5, false), edBuf(2, 1, false))},
 	} {
-		if bufferfs.SameSnapshot(a, other) {
+		if editor.SameSnapshot(a, other) {
 			t.Errorf("SameSnapshot(%s changed) = true, want false", name)
 		}
 	}
@@ -135,7 +136,7 @@ func TestSameObserved(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			same, why := bufferfs.SameObserved(earlier, tc.later)
+			same, why := editor.SameObserved(earlier, tc.later)
 			if same != tc.same {
 				t.Errorf("SameObserved() = %v (%s), want %v", same, why, tc.same)
 			}
