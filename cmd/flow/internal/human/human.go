@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"flow/runtime/diff"
+	"flow/runtime/report"
 )
 
 // Options control the rendering.
@@ -49,7 +50,7 @@ func Render(w io.Writer, command string, reportJSON []byte, opts Options) error 
 			p.check(r)
 		}
 	case "status":
-		var r statusView
+		var r report.Status
 		if err = json.Unmarshal(reportJSON, &r); err == nil {
 			p.status(r)
 		}

@@ -1,11 +1,14 @@
 package human
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+
+	"flow/runtime/report"
 )
 
-func (p *printer) status(r statusView) {
+func (p *printer) status(r report.Status) {
 	mode := p.style(yellow, "read-only")
 	if r.Trusted {
 		mode = p.style(green, "trusted")
@@ -35,7 +38,7 @@ func (p *printer) status(r statusView) {
 	}
 	p.line("  %s %s", p.style(dim, "editor: "), editor)
 	if r.Busy {
-		p.line("  %s %s", p.style(dim, "busy:   "), p.style(yellow, "a run, check or undo holds the workspace"))
+		p.line("  %s %s", p.style(dim, "lock:   "), p.style(yellow, "held: a run, check or undo is in progress in this workspace"))
 	}
 	if len(r.Checks) > 0 {
 		p.heading("checks")
@@ -57,7 +60,7 @@ func (p *printer) status(r statusView) {
 			p.line("  %s %s", p.style(yellow, "!"), w)
 		}
 	}
-	if lr := r.LastReport; lr != nil && lr.Status != "" {
+	if lr := lastReport(r.LastReport); lr.Status != "" {
 		p.heading("last run")
 		verdict := "not verified"
 		if lr.Verified {
@@ -68,4 +71,17 @@ func (p *printer) status(r statusView) {
 			p.line("    %s", firstLine(lr.Task, 200))
 		}
 	}
+}
+
+// lastReport reads the fields the summary shows from a status report's
+// last_report, whatever its type.
+func lastReport(v any) lastRun {
+	var lr lastRun
+	if v == nil {
+		return lr
+	}
+	if b, err := json.Marshal(v); err == nil {
+		_ = json.Unmarshal(b, &lr) // a last report of another shape shows nothing
+	}
+	return lr
 }

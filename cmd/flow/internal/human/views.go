@@ -1,7 +1,8 @@
 package human
 
 // The views hold the fields of each report that the summary shows, under
-// the report's JSON names.
+// the report's JSON names. The status report is decoded into its own type,
+// report.Status.
 
 type checkResult struct {
 	Name            string   `json:"name"`
@@ -72,43 +73,12 @@ type checkView struct {
 	Error    string        `json:"error"`
 }
 
-type statusView struct {
-	Status     string  `json:"status"`
-	Version    string  `json:"version"`
-	Workspace  string  `json:"workspace"`
-	Trusted    bool    `json:"trusted"`
-	ConfigPath *string `json:"config_path"`
-	Backend    struct {
-		API     string `json:"api"`
-		BaseURL string `json:"base_url"`
-	} `json:"backend"`
-	Models struct {
-		Planner  string `json:"planner"`
-		Coder    string `json:"coder"`
-		Reviewer string `json:"reviewer"`
-	} `json:"models"`
-	Checks []struct {
-		Name      string   `json:"name"`
-		Required  bool     `json:"required"`
-		Kind      string   `json:"kind"`
-		Filetypes []string `json:"filetypes"`
-	} `json:"checks"`
-	Editor struct {
-		Status   string   `json:"status"`
-		Attached bool     `json:"attached"`
-		Tools    []string `json:"tools"`
-		Error    *string  `json:"error"`
-	} `json:"editor"`
-	Warnings   []string `json:"warnings"`
-	Busy       bool     `json:"busy"`
-	LastReport *struct {
-		Status   string `json:"status"`
-		Verified bool   `json:"verified"`
-		RunID    string `json:"run_id"`
-		Task     string `json:"task"`
-		Summary  string `json:"summary"`
-	} `json:"last_report"`
-	Error string `json:"error"`
+// lastRun is the part of a status report's last_report the summary shows.
+type lastRun struct {
+	Status   string `json:"status"`
+	Verified bool   `json:"verified"`
+	RunID    string `json:"run_id"`
+	Task     string `json:"task"`
 }
 
 type undoView struct {
