@@ -23,6 +23,9 @@ type DiskOptions struct {
 	// protected, whether listed or not. A protected path is matched by name
 	// (case-insensitively, symlinks in it resolved) and by file identity.
 	Protected []string
+	// ProtectGlobs are workspace globs ([verify] protect) of further files
+	// no Write or Remove may touch: the definitions of what checks run.
+	ProtectGlobs []string
 }
 
 // Disk is the [FS] of SPEC §5: descriptor-relative, symlink-refusing,
@@ -38,6 +41,8 @@ type Disk struct {
 	// relative; protectedAbs holds every protected path for identity checks.
 	protectedRel []string
 	protectedAbs []string
+	// protectGlobs are the lower-cased globs of DiskOptions.ProtectGlobs.
+	protectGlobs []string
 
 	// openat2 is true when the kernel's openat2 with RESOLVE_BENEATH works;
 	// otherwise paths are walked component by component with openat.
@@ -108,6 +113,7 @@ func NewDisk(root string, opts DiskOptions) (*Disk, error) {
 		scanned:        make(map[fileID]time.Time),
 	}
 	d.setProtected(opts.Protected)
+	d.protectGlobs = lowerGlobs(opts.ProtectGlobs)
 	d.openat2 = probeOpenat2(fd)
 	return d, nil
 }
@@ -287,7 +293,7 @@ func (d *Disk) checkWritable(clean string) error {
 			return errProtected
 		}
 	}
-	return nil
+	return d.checkProtectGlobs(clean)
 }
 
 // isProtectedID reports whether id is the identity of a protected file.

@@ -56,7 +56,7 @@ func openRuntime(e *env, writable bool) (*workspaceRuntime, error) {
 		// state directory lies inside the workspace (a workspace at $HOME).
 		protected = append(protected, w.store.Dir())
 	}
-	w.disk, err = bufferfs.NewDisk(cfg.Workspace, bufferfs.DiskOptions{Trusted: cfg.Trusted || writable, Protected: protected})
+	w.disk, err = bufferfs.NewDisk(cfg.Workspace, bufferfs.DiskOptions{Trusted: cfg.Trusted || writable, Protected: protected, ProtectGlobs: cfg.Verify.Protect})
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", cfg.Workspace, err)
 	}

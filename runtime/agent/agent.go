@@ -61,6 +61,10 @@ type Deps struct {
 	// RunID, when non-empty, is the id of the next run (the journal names
 	// its records with it before the run starts); else one is generated.
 	RunID string
+	// Originals, when set, records the pre-run content of every file the
+	// run writes: Tools' write hook must feed it (see [verify.Originals]).
+	// nil makes the run record it in the registry it builds itself.
+	Originals *verify.Originals
 }
 
 // Agent runs tasks in one workspace. Its configuration is a snapshot taken
@@ -173,6 +177,8 @@ type run struct {
 
 	// planner is the planner's outcome, for the verification gate.
 	planner report.Role
+	// guard holds the pre-run contents and the baseline (guard.go).
+	guard *runGuard
 }
 
 // setPhase records what the run is doing, for check events.
@@ -261,8 +267,13 @@ func (r *run) setup(ctx context.Context) error {
 		return fmt.Errorf("workspace: %w", err)
 	}
 	r.tools = d.Tools
+	r.guard = newRunGuard(d.Originals)
 	if r.tools == nil {
-		r.tools = tools.New(d.FS, tools.Options{Trusted: r.cfg.Trusted, Checks: d.Checks, BeforeWrite: d.BeforeWrite})
+		hook := d.BeforeWrite
+		if d.Originals == nil {
+			hook = r.guard.originals.Hook(hook)
+		}
+		r.tools = tools.New(d.FS, tools.Options{Trusted: r.cfg.Trusted, Checks: d.Checks, BeforeWrite: hook})
 	}
 	return nil
 }

@@ -162,6 +162,8 @@ func (s *Service) Run(ctx context.Context, task string, events func(Event)) repo
 	if jr != nil {
 		deps.BeforeWrite = jr.BeforeWrite
 	}
+	deps.Originals = verify.NewOriginals()
+	deps.BeforeWrite = deps.Originals.Hook(deps.BeforeWrite)
 	if s.opts.Tools != nil {
 		deps.Tools = s.opts.Tools(tools.Options{Trusted: cfg.Trusted, Checks: deps.Checks, BeforeWrite: deps.BeforeWrite})
 	}
