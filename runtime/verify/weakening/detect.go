@@ -82,6 +82,7 @@ func testFile(ch Change) []Finding {
 	out = append(out, assertions(ch.Path, fam, before, after)...)
 	out = append(out, changedLiterals(ch.Path, fam, before, after)...)
 	out = append(out, earlyReturns(ch.Path, fam, before, after)...)
+	out = append(out, invertedAssertions(ch.Path, fam, before, after)...)
 	out = append(out, trivialAssertions(ch.Path, fam, before, after)...)
 	if fam == famGo {
 		out = append(out, testMainNoRun(ch.Path, ch.Before, ch.After)...)

@@ -8,6 +8,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
 )
 
 // What values of findings that stop tests from running or make them pass
@@ -178,6 +180,95 @@ func trivialAssertions(p string, fam family, before, after []codeLine) []Finding
 					Name:   clip(strings.TrimSpace(after[n-1].Code), 80),
 					Detail: fmt.Sprintf("%s: an assertion over constants was added on line %d, which passes whatever the code does", p, n)})
 				break
+			}
+		}
+	}
+	return out
+}
+
+// WhatInverted marks an existing assertion or test condition turned into
+// its opposite (assertEqual → assertNotEqual, != → ==): the test then
+// passes on exactly the code it used to reject.
+const WhatInverted = "assertion_inverted"
+
+// opposites map each member of a pair of opposite operators or assertion
+// names to one key, so that two lines differing only by such a swap have
+// the same canonical form.
+var opposites = map[string]string{}
+
+func init() {
+	for i, pair := range [][2]string{
+		{"==", "!="}, {"===", "!=="}, {"<", ">="}, {">", "<="},
+		{"assertEqual", "assertNotEqual"}, {"assertEquals", "assertNotEquals"},
+		{"assertTrue", "assertFalse"}, {"assertIn", "assertNotIn"}, {"assertIs", "assertIsNot"},
+		{"assertIsNone", "assertIsNotNone"}, {"assertAlmostEqual", "assertNotAlmostEqual"},
+		{"assertRegex", "assertNotRegex"}, {"assertIsInstance", "assertNotIsInstance"},
+		{"equal", "notEqual"}, {"strictEqual", "notStrictEqual"}, {"deepEqual", "notDeepEqual"},
+		{"deepStrictEqual", "notDeepStrictEqual"}, {"match", "doesNotMatch"},
+		{"Equal", "NotEqual"}, {"True", "False"}, {"Nil", "NotNil"}, {"Contains", "NotContains"},
+	} {
+		key := fmt.Sprintf("⇄%d", i)
+		opposites[pair[0]], opposites[pair[1]] = key, key
+	}
+}
+
+var shapeToken = regexp.MustCompile(`[A-Za-z_$][\w$]*|‹›|===|!==|==|!=|<=|>=|&&|\|\||\S`)
+
+// canonical returns the shape's tokens with opposites merged and JS's
+// `.not` dropped.
+func canonical(shape string) string {
+	toks := shapeToken.FindAllString(shape, -1)
+	out := make([]string, 0, len(toks))
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t == "." && i+2 < len(toks) && toks[i+1] == "not" && toks[i+2] == "." {
+			i++ // ".not." → "."
+			continue
+		}
+		if k, ok := opposites[t]; ok {
+			t = k
+		}
+		out = append(out, t)
+	}
+	return strings.Join(out, " ")
+}
+
+// invertedAssertions pairs the removed and added lines of each hunk: a line
+// whose canonical form is unchanged but whose shape changed swapped an
+// operator or assertion for its opposite.
+func invertedAssertions(p string, fam family, before, after []codeLine) []Finding {
+	if fam == famOther {
+		return nil
+	}
+	old, cur := joinCode(before), joinCode(after)
+	u, err := udiff.ToUnifiedDiff("a", "b", old, udiff.Lines(old, cur), 0)
+	if err != nil {
+		return nil
+	}
+	var out []Finding
+	removed := map[string][]int{} // canonical → old lines, per hunk
+	for _, h := range u.Hunks {
+		clear(removed)
+		oldLine, newLine := h.FromLine, newStart(u.Hunks, h)
+		for _, l := range h.Lines {
+			switch l.Kind {
+			case udiff.Delete:
+				c := canonical(before[oldLine-1].Shape)
+				removed[c] = append(removed[c], oldLine)
+				oldLine++
+			case udiff.Insert:
+				shape := after[newLine-1].Shape
+				c := canonical(shape)
+				if olds := removed[c]; len(olds) > 0 && before[olds[0]-1].Shape != shape {
+					removed[c] = olds[1:]
+					out = append(out, Finding{Path: p, What: WhatInverted, Line: newLine,
+						Name:   clip(strings.TrimSpace(after[newLine-1].Code), 80),
+						Detail: fmt.Sprintf("%s: an assertion was turned into its opposite on line %d", p, newLine)})
+				}
+				newLine++
+			default:
+				oldLine++
+				newLine++
 			}
 		}
 	}
