@@ -330,6 +330,29 @@ func TestGuardRequireFailingFirst(t *testing.T) {
 			t.Errorf("fail_first = %v, want failed_before with calc.go restored", ff)
 		}
 	})
+	t.Run("python: a real fix with a new failing test", func(t *testing.T) {
+		t.Parallel()
+		if _, err := exec.LookPath("python3"); err != nil {
+			t.Skip("python3 not installed")
+		}
+		ws := workspace(t)
+		writeFile(t, ws, "calc.py", "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n")
+		tests := "import unittest\n\nimport calc\n\n\nclass CalcTest(unittest.TestCase):\n    def test_sub(self):\n        self.assertEqual(calc.sub(5, 3), 2)\n"
+		writeFile(t, ws, "test_calc.py", tests)
+		// Bytecode of the new code is written next to the sources while
+		// the checks run; the evidence must not run it.
+		m, r, _ := flowRun(t, ws, hermeticEnv(t), func(url string) string {
+			return guardConfig(t, ws, url, "", pyChecks, "[verify]\nrequire_failing_first = true\n")
+		}, script(fileEdit("c1", "calc.py", "def add(a, b):\n    return a - b", "def add(a, b):\n    return a + b"),
+			fileWrite("c2", "test_calc.py", tests+"\n    def test_add(self):\n        self.assertEqual(calc.add(2, 3), 5)\n")))
+		if r.code != 0 || m["status"] != "ok" {
+			t.Fatalf("flow run = %d %v (reason %v), want verified\nstderr: %s", r.code, m["status"], m["reason"], r.stderr)
+		}
+		ff, _ := m["verification"].(map[string]any)["fail_first"].(map[string]any)
+		if ff["status"] != "failed_before" {
+			t.Errorf("fail_first = %v, want failed_before", ff)
+		}
+	})
 	t.Run("a new test that passes on the old code", func(t *testing.T) {
 		t.Parallel()
 		ws := calcWithSub(t)
