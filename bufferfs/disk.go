@@ -16,6 +16,10 @@ import (
 type DiskOptions struct {
 	// Trusted enables Write and Remove. Trust is never read from a file.
 	Trusted bool
+	// ProtectGlobs are workspace globs ([verify] protect) of further files
+	// no Write or Remove may touch, nor anything below a matching
+	// directory: the definitions of what the checks run.
+	ProtectGlobs []string
 	// Protected lists absolute paths no Write or Remove may touch, or write
 	// below when the path is a directory (the loaded
 	// configuration file); a relative one is taken from the current
@@ -23,9 +27,6 @@ type DiskOptions struct {
 	// protected, whether listed or not. A protected path is matched by name
 	// (case-insensitively, symlinks in it resolved) and by file identity.
 	Protected []string
-	// ProtectGlobs are workspace globs ([verify] protect) of further files
-	// no Write or Remove may touch: the definitions of what checks run.
-	ProtectGlobs []string
 }
 
 // Disk is the [FS] of SPEC §5: descriptor-relative, symlink-refusing,
@@ -37,12 +38,12 @@ type Disk struct {
 	id   fileID // identity of root at NewDisk
 
 	trusted bool
+	// protectGlobs are the lower-cased globs of DiskOptions.ProtectGlobs.
+	protectGlobs []string
 	// protectedRel holds the protected paths inside the root, cleaned and
 	// relative; protectedAbs holds every protected path for identity checks.
 	protectedRel []string
 	protectedAbs []string
-	// protectGlobs are the lower-cased globs of DiskOptions.ProtectGlobs.
-	protectGlobs []string
 
 	// openat2 is true when the kernel's openat2 with RESOLVE_BENEATH works;
 	// otherwise paths are walked component by component with openat.
@@ -106,6 +107,7 @@ func NewDisk(root string, opts DiskOptions) (*Disk, error) {
 		root:           real,
 		id:             statID(&fst),
 		trusted:        opts.Trusted,
+		protectGlobs:   lowerGlobs(opts.ProtectGlobs),
 		rootfd:         fd,
 		maxListFiles:   MaxListFiles,
 		maxListVisited: MaxListVisited,
@@ -113,7 +115,6 @@ func NewDisk(root string, opts DiskOptions) (*Disk, error) {
 		scanned:        make(map[fileID]time.Time),
 	}
 	d.setProtected(opts.Protected)
-	d.protectGlobs = lowerGlobs(opts.ProtectGlobs)
 	d.openat2 = probeOpenat2(fd)
 	return d, nil
 }
@@ -280,6 +281,9 @@ func (d *Disk) begin(ctx context.Context, name, p string) (*op, error) {
 // checkWritable applies the write-only rules that need no I/O: trust, the
 // root itself, and the protected names.
 func (d *Disk) checkWritable(clean string) error {
+	if err := d.checkProtectGlobs(clean); err != nil {
+		return err
+	}
 	if clean == "." {
 		return errRootPath
 	}
@@ -293,7 +297,7 @@ func (d *Disk) checkWritable(clean string) error {
 			return errProtected
 		}
 	}
-	return d.checkProtectGlobs(clean)
+	return nil
 }
 
 // isProtectedID reports whether id is the identity of a protected file.
