@@ -13,9 +13,9 @@ var errCheckDefinition = rule(ErrProtected, "this file defines what a check runs
 // checkProtectGlobs refuses clean (a valid, cleaned workspace path) when it
 // or one of its parent directories matches a protected glob. It is kept
 // apart from the protected paths, which are absolute and matched by
-// identity too: globs name workspace files that may not exist yet. Matching is
-// case-insensitive, like the protected names, so that a case-insensitive
-// file system cannot be used to slip past it.
+// identity too: globs name workspace files that may not exist yet.
+// Matching is case-insensitive, like the protected names, so that a
+// case-insensitive file system cannot be used to slip past it.
 func (d *Disk) checkProtectGlobs(clean string) error {
 	if len(d.protectGlobs) == 0 || clean == "." || !d.trusted {
 		// A read-only Disk refuses the write anyway, and says why.
