@@ -124,32 +124,45 @@ type changeSummary struct {
 	Weakening []string `json:"weakening,omitempty"`
 }
 
-// maxGuardDiff bounds each diff the reviewer is shown.
-const maxGuardDiff = 6000
+// Bounds of the test and check changes shown to the reviewer: each diff,
+// all diffs together (the reviewer's whole context must stay within
+// max_context_chars), and the files listed.
+const (
+	maxGuardDiff  = 4000
+	maxGuardTotal = 12000
+	maxGuardFiles = 20
+)
 
 // guardChanges lists the diff of every changed test and check
 // configuration file, with the weakening detected in it: what the reviewer
-// must judge separately from the production change.
+// must judge separately from the production change. Diffs are cut to stay
+// within maxGuardTotal characters; the findings are always listed.
 func guardChanges(edits []verify.Edit) []changeSummary {
 	var out []changeSummary
+	left := maxGuardTotal
 	for _, e := range edits {
 		if e.Kind == weakening.KindSource {
 			continue
 		}
+		if len(out) == maxGuardFiles {
+			break
+		}
 		s := changeSummary{Path: e.Path, Kind: string(e.Kind)}
-		if e.Known {
-			d := diff.File(e.Path, e.Before, e.After, e.Existed, e.Exists, maxGuardDiff)
-			s.Change, s.Diff, s.Truncated = d.Change, d.Diff, d.Truncated
-		} else {
+		switch {
+		case !e.Known:
 			s.Change, s.Diff = "modified", "(the content before the run is unknown)"
+		case left < 200:
+			d := diff.File(e.Path, e.Before, e.After, e.Existed, e.Exists, 1)
+			s.Change, s.Diff, s.Truncated = d.Change, "(diff omitted to stay within the context budget; read the file)", true
+		default:
+			d := diff.File(e.Path, e.Before, e.After, e.Existed, e.Exists, min(maxGuardDiff, left))
+			s.Change, s.Diff, s.Truncated = d.Change, d.Diff, d.Truncated
+			left -= len(d.Diff)
 		}
 		for _, f := range e.Findings {
 			s.Weakening = append(s.Weakening, f.Detail)
 		}
 		out = append(out, s)
-		if len(out) == 20 {
-			break
-		}
 	}
 	return out
 }

@@ -1,10 +1,13 @@
 package agent
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"flow/runtime/report"
+	"flow/runtime/verify"
+	"flow/runtime/verify/weakening"
 )
 
 // TestBaselineRunsBeforeTheFirstEdit: the required checks run once, in the
@@ -88,5 +91,37 @@ func TestReviewerSeesTestChanges(t *testing.T) {
 	}
 	if strings.Contains(ctx, `"path":"a.go","kind"`) {
 		t.Errorf("reviewer context lists the source a.go among test and check changes:\n%s", ctx)
+	}
+}
+
+// TestGuardChangesStayBounded: however many test files changed, the
+// reviewer's view of them stays within its budget and lists every finding.
+func TestGuardChangesStayBounded(t *testing.T) {
+	var edits []verify.Edit
+	big := strings.Repeat("x := 1\n", 2000)
+	for i := range 30 {
+		edits = append(edits, verify.Edit{
+			Path: fmt.Sprintf("t%02d_test.go", i), Kind: weakening.KindTest, Known: true, Existed: true, Exists: true,
+			Before: []byte(big), After: []byte(strings.ReplaceAll(big, "1", "2")),
+			Findings: []weakening.Finding{{Detail: fmt.Sprintf("t%02d_test.go: weakened", i)}},
+		})
+	}
+	edits = append(edits, verify.Edit{Path: "a.go", Kind: weakening.KindSource, Known: true})
+	got := guardChanges(edits)
+	if len(got) != maxGuardFiles {
+		t.Errorf("files listed = %d, want %d", len(got), maxGuardFiles)
+	}
+	total := 0
+	for _, c := range got {
+		total += len(c.Diff)
+		if len(c.Weakening) != 1 || c.Path == "a.go" {
+			t.Errorf("entry %s: weakening %v, want its one finding (and no source file)", c.Path, c.Weakening)
+		}
+	}
+	if total > maxGuardTotal+maxGuardFiles*100 {
+		t.Errorf("diff text = %d characters, want at most about %d", total, maxGuardTotal)
+	}
+	if !got[len(got)-1].Truncated {
+		t.Errorf("the last diff is not marked truncated")
 	}
 }
