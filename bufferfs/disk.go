@@ -17,6 +17,10 @@ import (
 type DiskOptions struct {
 	// Trusted enables Write and Remove. Trust is never read from a file.
 	Trusted bool
+	// ProtectGlobs are workspace globs ([verify] protect) of further files
+	// no Write or Remove may touch, nor anything below a matching
+	// directory: the definitions of what the checks run.
+	ProtectGlobs []string
 	// Protected lists absolute paths no Write or Remove may touch, or write
 	// below when the path is a directory (the loaded
 	// configuration file); a relative one is taken from the current
@@ -44,6 +48,8 @@ type Disk struct {
 	id   fileID // identity of root at NewDisk
 
 	trusted bool
+	// protectGlobs are the lower-cased globs of DiskOptions.ProtectGlobs.
+	protectGlobs []string
 	// protectedRel holds the protected paths inside the root, cleaned and
 	// relative; protectedAbs holds every protected path for identity checks.
 	protectedRel []string
@@ -115,6 +121,7 @@ func NewDisk(root string, opts DiskOptions) (*Disk, error) {
 		root:           real,
 		id:             statID(&fst),
 		trusted:        opts.Trusted,
+		protectGlobs:   lowerGlobs(opts.ProtectGlobs),
 		rootfd:         fd,
 		maxListFiles:   MaxListFiles,
 		maxListVisited: MaxListVisited,
@@ -292,6 +299,9 @@ func (d *Disk) begin(ctx context.Context, name, p string) (*op, error) {
 // checkWritable applies the write-only rules that need no I/O: trust, the
 // root itself, and the protected names.
 func (d *Disk) checkWritable(clean string) error {
+	if err := d.checkProtectGlobs(clean); err != nil {
+		return err
+	}
 	if clean == "." {
 		return errRootPath
 	}

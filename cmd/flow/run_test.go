@@ -327,8 +327,11 @@ func TestRunInterrupted(t *testing.T) {
 			edit("c1", "return a - b", "return a + b"),
 			ollamatest.Turn{ToolCalls: []ollamatest.Call{call("c2", "flow_check", map[string]any{"name": "slow"})}},
 		)
+		// Optional, so that the baseline before the first edit leaves it
+		// out and the interrupt hits the coder's flow_check of it.
 		cfg := goConfig(t, ws, srv.URL, `[checks.slow]
 cmd = ["sh", "-c", "(sleep 1; touch grandchild-wrote) & touch started; sleep 30"]
+required = false
 `)
 		cmd, out, errb := startFlow(t, ws, goEnv(t), "run", "--trusted", "-c", cfg, "task")
 		waitFor(t, filepath.Join(ws, "started"))

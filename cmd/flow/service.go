@@ -56,9 +56,10 @@ func openRuntime(e *env, writable bool) (*workspaceRuntime, error) {
 		w.warnings = append(w.warnings, fmt.Sprintf("write journal unavailable (undo and history are off): %v", err))
 	}
 	w.disk, err = bufferfs.NewDisk(cfg.Workspace, bufferfs.DiskOptions{
-		Trusted:   cfg.Trusted || writable,
-		Protected: cfg.Protected(),
-		Private:   privatePaths(e, cfg, w.store),
+		Trusted:      cfg.Trusted || writable,
+		Protected:    cfg.Protected(),
+		Private:      privatePaths(e, cfg, w.store),
+		ProtectGlobs: cfg.Verify.Protect,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", cfg.Workspace, err)

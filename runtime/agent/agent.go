@@ -123,6 +123,8 @@ type run struct {
 
 	// planner is the planner's outcome, for the verification gate.
 	planner report.Role
+	// guard holds the pre-run contents and the baseline (guard.go).
+	guard *runGuard
 
 	mu    sync.Mutex // guards phase and serialises events
 	phase string
@@ -225,10 +227,13 @@ func (r *run) setup(ctx context.Context) error {
 	if err := d.FS.CheckRoot(ctx); err != nil {
 		return fmt.Errorf("workspace: %w", err)
 	}
+	// The guard records every file's pre-run content through the write
+	// hook of whatever toolbox the run gets.
+	r.guard = newRunGuard()
 	if d.Checks != nil {
 		r.checks = d.Checks(r.checkEvents())
 	}
-	opts := tools.Options{Trusted: r.cfg.Trusted, Checks: r.checks, BeforeWrite: d.BeforeWrite}
+	opts := tools.Options{Trusted: r.cfg.Trusted, Checks: r.checks, BeforeWrite: r.guard.originals.Hook(d.BeforeWrite)}
 	r.tools = tools.New(d.FS, opts)
 	if d.Tools != nil {
 		box, err := d.Tools(ctx, opts)

@@ -73,6 +73,7 @@ func TestCancelDuringRunningCheck(t *testing.T) {
 	dir := workspace(t, map[string]string{"a.go": "package a\n"})
 	slow := shCheck("slow", config.KindLint, []string{"go"}, "echo $$ > check.pid; sleep 30")
 	cfg := testConfig(dir, slow)
+	cfg.Agent.Baseline = false // cancel the verification's check, not the baseline's
 	be := newScripted(t,
 		say("plan"),
 		do(tc("c1", "file_write", map[string]any{"path": "a.go", "content": "package a // fixed\n"})),

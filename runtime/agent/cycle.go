@@ -14,6 +14,7 @@ type cycleOutcome struct {
 	reviewer     report.Role // zero when the reviewer did not run
 	verification report.Verification
 	changed      []string
+	edits        []verify.Edit // the changed files with their pre-run content
 	cancelled    bool
 	verified     bool // the gate's decision: all of SPEC §8
 }
@@ -41,6 +42,7 @@ func (o cycleOutcome) reason() string {
 // backend failure (the run ends in error).
 func (r *run) cycle(ctx context.Context, coderCtx any) cycleOutcome {
 	var o cycleOutcome
+	r.measureBaseline(ctx)
 	o.coder = r.role(ctx, config.RoleCoder, coderCtx)
 	if o.coder.Status == report.StatusCancelled {
 		o.cancelled = true
@@ -48,6 +50,7 @@ func (r *run) cycle(ctx context.Context, coderCtx any) cycleOutcome {
 	}
 	o.changed = r.changedList()
 	pass := r.gate().Begin(ctx, o.changed)
+	o.edits = pass.Edits()
 
 	r.setPhase(PhaseVerification)
 	v := pass.Verify(ctx)
@@ -81,7 +84,7 @@ func (r *run) cycle(ctx context.Context, coderCtx any) cycleOutcome {
 // run's own check runner (built with its hooks) runs the checks.
 func (r *run) gate() verify.Gate {
 	d := r.a.deps
-	g := verify.Gate{FS: d.FS, Evidence: d.Editor, Editor: d.EditorState}
+	g := verify.Gate{FS: d.FS, Evidence: d.Editor, Editor: d.EditorState, Guard: r.verifyGuard()}
 	if r.checks != nil {
 		g.Checks = r.checks
 	}

@@ -113,7 +113,7 @@ func reviewerContext(plan string, o cycleOutcome) map[string]any {
 	if len(changed) > 200 {
 		changed = changed[:200]
 	}
-	return map[string]any{
+	ctx := map[string]any{
 		"plan": plan,
 		"implementation": roleSummary{
 			Status:  o.coder.Status,
@@ -131,6 +131,12 @@ func reviewerContext(plan string, o cycleOutcome) map[string]any {
 			}
 		}),
 	}
+	// Tests and check definitions are listed apart from the production
+	// change, with the weakening the host found (guard.go).
+	if changes := guardChanges(o.edits); len(changes) > 0 {
+		ctx["test_and_check_changes"] = changes
+	}
+	return ctx
 }
 
 // fit returns the first build result, from the most generous limits to the

@@ -110,7 +110,9 @@ func TestRoleModelsToolOffersAndVerifiedRun(t *testing.T) {
 func TestEventsOfAVerifiedRun(t *testing.T) {
 	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
 	be := newScripted(t, editScript(verdict(true, "ok"))...)
-	h := newHarness(t, testConfig(dir, goLint()), be)
+	cfg := testConfig(dir, goLint())
+	cfg.Agent.Baseline = false // its check events are tested in guard_test.go
+	h := newHarness(t, cfg, be)
 	rep := h.run(t, "fix a.go")
 	if rep.Status != report.StatusOK {
 		t.Fatalf("Run() status = %s (%s %s), want ok", rep.Status, rep.Reason, rep.Error)

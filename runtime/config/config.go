@@ -42,6 +42,7 @@ type Config struct {
 	Models Models  `json:"models"`
 	Agent  Agent   `json:"agent"`
 	Checks []Check `json:"checks"` // in file order
+	Verify Verify  `json:"verify"`
 
 	// Warnings are non-fatal findings, shown by flow status.
 	Warnings []string `json:"warnings"`
@@ -73,6 +74,10 @@ type Agent struct {
 	MaxToolCalls    int `json:"max_tool_calls"`
 	MaxContextChars int `json:"max_context_chars"`
 	MaxTaskChars    int `json:"max_task_chars"`
+	// Baseline runs the required checks once before the coder's first edit
+	// so that the report can tell fixed, broken and pre-existing failures
+	// apart. It costs one run of the required checks per run.
+	Baseline bool `json:"baseline"`
 }
 
 // Check is one named check.
@@ -106,6 +111,7 @@ func Default() Config {
 			MaxToolCalls:    64,
 			MaxContextChars: 100000,
 			MaxTaskChars:    16000,
+			Baseline:        true,
 		},
 		Checks:   []Check{},
 		Warnings: []string{},

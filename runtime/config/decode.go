@@ -47,7 +47,7 @@ type decoder struct {
 
 // Allowed keys of each table.
 var (
-	rootKeys   = []string{"workspace_dir", "ollama", "models", "agent", "checks"}
+	rootKeys   = []string{"workspace_dir", "ollama", "models", "agent", "checks", "verify"}
 	ollamaKeys = []string{"base_url", "model", "api", "temperature", "context_length", "timeout", "allow_remote", "think"}
 	modelsKeys = []string{RolePlanner, RoleCoder, RoleReviewer}
 	checkKeys  = []string{"cmd", "timeout", "required", "kind", "filetypes", "env"}
@@ -146,6 +146,11 @@ func (d *decoder) root(root map[string]any, keys []toml.Key) {
 	}
 	if v, ok := root["checks"]; ok {
 		d.checks(v, keys)
+	}
+	if v, ok := root["verify"]; ok {
+		if t, ok := d.table("verify", v); ok {
+			d.verify(t)
+		}
 	}
 }
 
@@ -251,11 +256,18 @@ func (d *decoder) models(t map[string]any) {
 }
 
 func (d *decoder) agent(t map[string]any) {
-	allowed := make([]string, len(agentFields))
+	allowed := make([]string, len(agentFields), len(agentFields)+1)
 	for i, f := range agentFields {
 		allowed[i] = f.name
 	}
-	d.rejectUnknown("agent", t, allowed)
+	d.rejectUnknown("agent", t, append(allowed, "baseline"))
+	if v, ok := t["baseline"]; ok {
+		if b, ok := v.(bool); ok {
+			d.out.cfg.Agent.Baseline = b
+		} else {
+			d.p.add("agent.baseline must be a boolean")
+		}
+	}
 	for _, f := range agentFields {
 		if v, ok := t[f.name]; ok {
 			d.integer("agent."+f.name, v, f.rng, f.field(&d.out.cfg.Agent))

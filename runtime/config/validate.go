@@ -122,6 +122,7 @@ func (c *Config) Validate() error {
 		seen[ch.Name] = true
 		p = append(p, validateCheck(ch)...)
 	}
+	p = append(p, validateVerify(&c.Verify)...)
 	return p.err()
 }
 

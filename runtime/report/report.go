@@ -47,7 +47,20 @@ type CheckResult struct {
 	Stderr          string   `json:"stderr"`
 	StderrTruncated bool     `json:"stderr_truncated"`
 	DurationMS      int64    `json:"duration_ms"`
+	// Baseline compares the result with the same check run before the
+	// coder's first edit: one of the Baseline* values, "" when no baseline
+	// was measured. BaselineStatus is the status it had then.
+	Baseline       string `json:"baseline,omitempty"`
+	BaselineStatus string `json:"baseline_status,omitempty"`
 }
+
+// Baseline outcomes of a check result.
+const (
+	BaselineFixed       = "fixed"        // failing before the run, passing now
+	BaselineBroken      = "broken"       // passing before the run, failing now: broken by this run
+	BaselinePreExisting = "pre-existing" // failing before the run and still failing
+	BaselineUnchanged   = "unchanged"    // passing before and now
+)
 
 // CheckReport aggregates the named checks of one `flow check` invocation, one
 // `flow_check` tool call or one verification step.

@@ -16,13 +16,16 @@ type Run struct {
 	Checks              []CheckResult  `json:"checks"`
 	Verification        *Verification  `json:"verification"`
 	VerificationHistory []Verification `json:"verification_history"`
-	ModelCalls          int            `json:"model_calls"`
-	ToolCalls           int            `json:"tool_calls"`
-	Cycles              int            `json:"cycles"`
-	Usage               Usage          `json:"usage"`
-	Summary             string         `json:"summary"`
-	Reason              string         `json:"reason,omitempty"`
-	Error               string         `json:"error,omitempty"`
+	// Baseline are the required checks' results before the coder's first
+	// edit, when they were measured (agent.baseline).
+	Baseline   []CheckResult `json:"baseline,omitempty"`
+	ModelCalls int           `json:"model_calls"`
+	ToolCalls  int           `json:"tool_calls"`
+	Cycles     int           `json:"cycles"`
+	Usage      Usage         `json:"usage"`
+	Summary    string        `json:"summary"`
+	Reason     string        `json:"reason,omitempty"`
+	Error      string        `json:"error,omitempty"`
 }
 
 // Role is the state of one role invocation.
@@ -55,7 +58,52 @@ type Verification struct {
 	// Fingerprints maps each changed file to the SHA-256 of its raw bytes
 	// when the coder finished ("" for a file that no longer exists).
 	Fingerprints map[string]string `json:"fingerprints,omitempty"`
+	// Baseline is one sentence comparing the checks with their baseline
+	// (measured before the coder's first edit), "" without one.
+	Baseline string `json:"baseline,omitempty"`
+	// Weakening lists the edits found to weaken the checks: removed or
+	// skipped tests, changed expected values, changed check configuration.
+	Weakening []Weakening `json:"weakening,omitempty"`
+	// FailFirst is the fail-then-pass evidence, when it was taken.
+	FailFirst *FailFirst `json:"fail_first,omitempty"`
 }
+
+// Weakening is one edit that weakens what a check checks.
+type Weakening struct {
+	Path string `json:"path"`
+	What string `json:"what"`
+	Name string `json:"name,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// Detail is one sentence naming the file and what was weakened.
+	Detail string `json:"detail"`
+	// Excused is true when the operator allows test edits and the
+	// fail-then-pass evidence showed the changed tests still catch the
+	// old code.
+	Excused bool `json:"excused,omitempty"`
+}
+
+// FailFirst is the fail-then-pass evidence of a run that added or changed
+// tests: the test checks run on a scratch copy holding the new tests and
+// the production files as they were before the run.
+type FailFirst struct {
+	// Status is "failed_before" (the tests catch the old code: evidence
+	// given), "passed_before" (they do not) or "error" (no evidence).
+	Status string `json:"status"`
+	// Tests are the added or changed test files.
+	Tests []string `json:"tests"`
+	// Restored are the files put back to their pre-run content.
+	Restored []string `json:"restored"`
+	// Checks are the test checks' results on the scratch copy.
+	Checks []CheckResult `json:"checks"`
+	Reason string        `json:"reason,omitempty"`
+}
+
+// FailFirst statuses.
+const (
+	FailFirstFailedBefore = "failed_before"
+	FailFirstPassedBefore = "passed_before"
+	FailFirstError        = "error"
+)
 
 // Coverage is the static-analysis coverage of one changed file.
 type Coverage struct {

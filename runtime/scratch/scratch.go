@@ -51,7 +51,7 @@ type Copy struct {
 // New copies the workspace at root. Regular files keep their permission
 // bits; symlinks are recreated when their target is relative and stays
 // inside the workspace (node_modules/.bin), and left out otherwise; .git,
-// sockets, devices and FIFOs are left out.
+// __pycache__, sockets, devices and FIFOs are left out.
 func New(ctx context.Context, root string, opts Options) (c *Copy, err error) {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
@@ -88,7 +88,10 @@ func New(ctx context.Context, root string, opts Options) (c *Copy, err error) {
 		if rel == "." {
 			return nil
 		}
-		if d.IsDir() && d.Name() == ".git" {
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "__pycache__") {
+			// Python's bytecode caches are left out: a restored source
+			// of the same size written in the same second as the cached
+			// one would otherwise run the cached new code.
 			return filepath.SkipDir
 		}
 		files++

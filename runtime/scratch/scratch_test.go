@@ -26,6 +26,7 @@ func TestCopy(t *testing.T) {
 	write(t, filepath.Join(root, "run.sh"), "#!/bin/sh\n", 0o755)
 	write(t, filepath.Join(root, "pkg", "deep", "x.go"), "package deep\n", 0o600)
 	write(t, filepath.Join(root, ".git", "HEAD"), "ref: refs/heads/main\n", 0o644)
+	write(t, filepath.Join(root, "__pycache__", "calc.cpython-311.pyc"), "stale\n", 0o644)
 	write(t, filepath.Join(root, "node_modules", "tool", "cli.js"), "//\n", 0o755)
 	write(t, filepath.Join(outside, "secret"), "secret\n", 0o644)
 	must(t, os.MkdirAll(filepath.Join(root, "node_modules", ".bin"), 0o755))
@@ -50,7 +51,7 @@ func TestCopy(t *testing.T) {
 			t.Errorf("%s: mode %v, %v; want %v", rel, st.Mode().Perm(), err, mode)
 		}
 	}
-	for _, rel := range []string{".git", "abs-link", "escape-link", "fifo"} {
+	for _, rel := range []string{".git", "__pycache__", "abs-link", "escape-link", "fifo"} {
 		if _, err := os.Lstat(filepath.Join(c.Dir, rel)); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s was copied (%v); it must be left out", rel, err)
 		}

@@ -48,6 +48,9 @@ type Gate struct {
 	// Editor, when set (an editor is attached), is probed after the checks
 	// and after review (SPEC §12.4).
 	Editor EditorState
+	// Guard, when set, compares the changed files with their pre-run
+	// content and the checks with their baseline (see [Guard]).
+	Guard *Guard
 }
 
 // Pass is one cycle's verification in progress, from [Gate.Begin] to
@@ -66,6 +69,8 @@ type Pass struct {
 	// cancelled records that ctx was done when the checks returned.
 	cancelled bool
 	v         report.Verification
+	// edits are the changed files as the guard read them at Begin.
+	edits []Edit
 }
 
 // Begin starts the verification of changed, the files the coder changed,
@@ -74,6 +79,9 @@ type Pass struct {
 func (g Gate) Begin(ctx context.Context, changed []string) *Pass {
 	p := &Pass{gate: g, changed: changed}
 	p.before, p.hashErr = Fingerprints(ctx, g.FS, changed)
+	if g.Guard != nil {
+		p.edits = g.Guard.edits(ctx, g.FS, changed)
+	}
 	return p
 }
 
@@ -97,9 +105,16 @@ func (p *Pass) Verify(ctx context.Context) report.Verification {
 	if editorReason != "" {
 		MarkStale(&v, editorReason)
 	}
+	if p.gate.Guard != nil && !p.cancelled {
+		p.gate.Guard.apply(ctx, &v, p.edits)
+	}
 	p.v = v
 	return v
 }
+
+// Edits are the changed files with their pre-run content and the
+// weakening found in them (nil without a [Guard]), for the reviewer.
+func (p *Pass) Edits() []Edit { return p.edits }
 
 // Cancelled reports whether ctx was cancelled by the time the checks of
 // [Pass.Verify] returned: the cycle then stops before review.

@@ -12,6 +12,13 @@
 // flow_check tool. The gate's building blocks (Coverage, Decide,
 // Fingerprints, the editor probes) stay exported so that each keeps its own
 // focused tests.
+//
+// A gate with a [Guard] also keeps the model from gaming "verified": it
+// compares each changed file with what it held before the run ([Originals],
+// fed by the write hook) and refuses edits that weaken the checks (package
+// weakening), compares the checks with a baseline measured before the
+// coder's first edit ([MeasureBaseline], [CompareBaseline]), and can demand
+// fail-then-pass evidence from a scratch copy (package scratch).
 package verify
 
 import (

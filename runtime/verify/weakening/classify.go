@@ -138,34 +138,81 @@ func isScript(base string) bool {
 	return false
 }
 
-// isCheckFile reports whether a configured check's argv names p: a script
-// it runs, or the Makefile when it runs make (and so on for similar tools).
+// isCheckFile reports whether a configured check's argv names p as what
+// it runs or how: the executable or the script an interpreter runs
+// (./scripts/test.sh, sh ci/lint.sh, python3 tools/check.py), a file given
+// to a configuration flag (--config lint.json, --rcfile=.pylintrc), or the
+// Makefile when it runs make (and so on for similar tools). A file a check
+// merely reads as its input (grep -q x a.go, node --check calc.js) is not a
+// check definition: it is what the check checks.
 func (c Classifier) isCheckFile(p string) bool {
 	for _, argv := range c.Checks {
-		for i, a := range argv {
-			a = strings.TrimPrefix(path.Clean(a), "./")
-			if a == p {
+		if len(argv) == 0 {
+			continue
+		}
+		for _, d := range checkDefinitions(argv) {
+			if d == p {
 				return true
 			}
-			if i == 0 {
-				switch path.Base(a) {
-				case "make", "gmake":
-					if p == "Makefile" || p == "makefile" || p == "GNUmakefile" {
-						return true
-					}
-				case "npm", "yarn", "pnpm", "npx":
-					if p == "package.json" {
-						return true
-					}
-				case "just":
-					if p == "justfile" {
-						return true
-					}
-				}
+		}
+		switch path.Base(argv[0]) {
+		case "make", "gmake":
+			if p == "Makefile" || p == "makefile" || p == "GNUmakefile" {
+				return true
+			}
+		case "npm", "yarn", "pnpm", "npx":
+			if p == "package.json" {
+				return true
+			}
+		case "just":
+			if p == "justfile" || p == "Justfile" {
+				return true
 			}
 		}
 	}
 	return false
+}
+
+// interpreters run the script named by their first non-flag argument.
+var interpreters = map[string]bool{
+	"sh": true, "bash": true, "zsh": true, "dash": true, "python": true, "python3": true,
+	"node": true, "perl": true, "ruby": true, "php": true, "lua": true, "luajit": true,
+	"deno": true, "bun": true, "tsx": true, "ts-node": true, "pwsh": true,
+}
+
+// checkDefinitions returns the workspace paths argv names as definitions
+// of what it runs, cleaned.
+func checkDefinitions(argv []string) []string {
+	clean := func(a string) string { return strings.TrimPrefix(path.Clean(a), "./") }
+	out := []string{clean(argv[0])}
+	exe := path.Base(argv[0])
+	rest := argv[1:]
+	switch {
+	case interpreters[exe] && len(rest) > 0 && !strings.HasPrefix(rest[0], "-"):
+		out = append(out, clean(rest[0]))
+	case exe == "go" && len(rest) > 1 && rest[0] == "run":
+		out = append(out, clean(rest[1]))
+	}
+	for i, a := range rest {
+		if k, v, ok := strings.Cut(a, "="); ok && configFlag(exe, k) {
+			out = append(out, clean(v))
+		} else if configFlag(exe, a) && i+1 < len(rest) {
+			out = append(out, clean(rest[i+1]))
+		}
+	}
+	return out
+}
+
+// configFlag reports whether flag names a configuration file of tool exe.
+func configFlag(exe, flag string) bool {
+	if !strings.HasPrefix(flag, "-") {
+		return false
+	}
+	f := strings.ToLower(strings.TrimLeft(flag, "-"))
+	if (exe == "make" || exe == "gmake") && (f == "f" || f == "file" || f == "makefile") {
+		return true
+	}
+	return strings.Contains(f, "config") || strings.Contains(f, "rcfile") || strings.Contains(f, "settings")
 }
 
 // globMatch matches a slash-separated glob against p: each segment with

@@ -47,10 +47,11 @@ type Change struct {
 }
 
 // Detect returns the weakening findings of one changed file, in line order.
-// A new file is never weakening; a source file never is either.
+// A source file is never weakening. A new test is not either, but a new
+// file that stops the existing tests from running is (see newFile).
 func (c Classifier) Detect(ch Change) []Finding {
 	if !ch.Existed {
-		return nil
+		return newFile(c.Classify(ch.Path), ch)
 	}
 	switch c.Classify(ch.Path) {
 	case KindCheckConfig:
@@ -80,6 +81,12 @@ func testFile(ch Change) []Finding {
 	out = append(out, markers(ch.Path, fam, before, after)...)
 	out = append(out, assertions(ch.Path, fam, before, after)...)
 	out = append(out, changedLiterals(ch.Path, fam, before, after)...)
+	out = append(out, earlyReturns(ch.Path, fam, before, after)...)
+	out = append(out, invertedAssertions(ch.Path, fam, before, after)...)
+	out = append(out, trivialAssertions(ch.Path, fam, before, after)...)
+	if fam == famGo {
+		out = append(out, testMainNoRun(ch.Path, ch.Before, ch.After)...)
+	}
 	// Findings about a line come in line order; findings about the whole
 	// file (Line 0) come after them.
 	sort.SliceStable(out, func(i, j int) bool {

@@ -9,8 +9,10 @@ import (
 
 func TestClassify(t *testing.T) {
 	c := Classifier{
-		Tests:  []string{"qa/**/*.go", "*.check.lua"},
-		Checks: [][]string{{"make", "lint"}, {"./scripts/test.sh"}, {"go", "test", "./..."}},
+		Tests: []string{"qa/**/*.go", "*.check.lua"},
+		Checks: [][]string{{"make", "lint"}, {"./scripts/test.sh"}, {"go", "test", "./..."},
+			{"grep", "-q", "fixed", "a.go"}, {"node", "--check", "calc.js"}, {"sh", "ci/lint.sh"},
+			{"eslint", "--config", "lint/eslint.json", "src"}, {"pylint", "--rcfile=lint/pylintrc", "app.py"}},
 	}
 	for _, tc := range []struct {
 		path string
@@ -42,6 +44,12 @@ func TestClassify(t *testing.T) {
 		{"Makefile", KindCheckConfig}, // a check runs make
 		{"scripts/test.sh", KindCheckConfig},
 		{"scripts/other.sh", KindSource},
+		{"a.go", KindSource},    // what grep checks, not a check definition
+		{"calc.js", KindSource}, // what node --check checks
+		{"ci/lint.sh", KindCheckConfig},
+		{"lint/eslint.json", KindCheckConfig},
+		{"lint/pylintrc", KindCheckConfig},
+		{"app.py", KindSource},
 		{"README.md", KindSource},
 	} {
 		if got := c.Classify(tc.path); got != tc.want {

@@ -1,0 +1,165 @@
+package agent
+
+import (
+	"context"
+
+	"flow/runtime/check"
+	"flow/runtime/config"
+	"flow/runtime/diff"
+	"flow/runtime/report"
+	"flow/runtime/verify"
+	"flow/runtime/verify/weakening"
+)
+
+// PhaseBaseline is the phase of check events while the baseline is
+// measured, before the coder's first edit.
+const PhaseBaseline = "baseline"
+
+// runGuard is a run's defence against edits that game "verified": the
+// pre-run content of every file the run writes, and the baseline of the
+// required checks.
+type runGuard struct {
+	originals *verify.Originals
+	baseline  []report.CheckResult
+	measured  bool
+}
+
+// newRunGuard returns the guard of a run whose writes are recorded by
+// originals (nil: a recorder of its own, which the caller must hook in).
+func newRunGuard() *runGuard {
+	return &runGuard{originals: verify.NewOriginals()}
+}
+
+// requiredChecks are the names of the configured required checks.
+func requiredChecks(cfg *config.Config) []string {
+	var out []string
+	for _, c := range cfg.Checks {
+		if c.Required {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// measureBaseline runs the required checks once before the coder's first
+// edit (trusted runs with checks, unless agent.baseline = false), so that
+// the report can say which failures the run fixed, broke or found.
+func (r *run) measureBaseline(ctx context.Context) {
+	g := r.guard
+	if g == nil || g.measured {
+		return
+	}
+	g.measured = true
+	names := requiredChecks(r.cfg)
+	if !r.cfg.Trusted || !r.cfg.Agent.Baseline || r.checks == nil || len(names) == 0 {
+		return
+	}
+	r.setPhase(PhaseBaseline)
+	g.baseline = verify.MeasureBaseline(ctx, r.checks, names)
+	r.rep.Baseline = g.baseline
+}
+
+// verifyGuard is the gate's guard for this run.
+func (r *run) verifyGuard() *verify.Guard {
+	if r.guard == nil {
+		return nil
+	}
+	cfg := r.cfg
+	return &verify.Guard{
+		Classifier:          classifier(cfg),
+		Originals:           r.guard.originals,
+		Baseline:            r.guard.baseline,
+		AllowTestEdits:      cfg.Verify.AllowTestEdits,
+		RequireFailingFirst: cfg.Verify.RequireFailingFirst,
+		Root:                cfg.Workspace,
+		TestChecks:          testChecks(cfg),
+	}
+}
+
+// classifier knows the operator's test globs and the checks' argv.
+func classifier(cfg *config.Config) weakening.Classifier {
+	c := weakening.Classifier{Tests: cfg.Verify.Tests}
+	for _, ch := range cfg.Checks {
+		c.Checks = append(c.Checks, ch.Cmd)
+	}
+	return c
+}
+
+// testChecks returns the runner of the fail-then-pass evidence: the
+// required checks of kind "test" (all required checks when none is of that
+// kind), each treated as required, in the scratch copy dir.
+func testChecks(cfg *config.Config) func(dir string) verify.CheckRunner {
+	var tests, required []config.Check
+	for _, c := range cfg.Checks {
+		if !c.Required {
+			continue
+		}
+		required = append(required, c)
+		if c.Kind == config.KindTest {
+			tests = append(tests, c)
+		}
+	}
+	if len(tests) == 0 {
+		tests = required
+	}
+	if len(tests) == 0 {
+		return nil
+	}
+	return func(dir string) verify.CheckRunner {
+		return &check.Runner{Root: dir, Trusted: cfg.Trusted, Checks: tests}
+	}
+}
+
+// changeSummary is one test or check-configuration file's change as the
+// reviewer sees it: the unified diff and what the host found weakened.
+type changeSummary struct {
+	Path      string   `json:"path"`
+	Kind      string   `json:"kind"`
+	Change    string   `json:"change"`
+	Diff      string   `json:"diff"`
+	Truncated bool     `json:"truncated,omitempty"`
+	Weakening []string `json:"weakening,omitempty"`
+}
+
+// Bounds of the test and check changes shown to the reviewer: each diff,
+// all diffs together (the reviewer's whole context must stay within
+// max_context_chars), and the files listed.
+const (
+	maxGuardDiff  = 4000
+	maxGuardTotal = 12000
+	maxGuardFiles = 20
+)
+
+// guardChanges lists the diff of every changed test and check
+// configuration file, with the weakening detected in it: what the reviewer
+// must judge separately from the production change. Diffs are cut to stay
+// within maxGuardTotal characters; the findings are always listed.
+func guardChanges(edits []verify.Edit) []changeSummary {
+	var out []changeSummary
+	left := maxGuardTotal
+	for _, e := range edits {
+		if e.Kind == weakening.KindSource {
+			continue
+		}
+		if len(out) == maxGuardFiles {
+			break
+		}
+		s := changeSummary{Path: e.Path, Kind: string(e.Kind)}
+		switch {
+		case !e.Known:
+			s.Change, s.Diff = "modified", "(the content before the run is unknown)"
+		case left < 200:
+			d := diff.File(e.Path, e.Before, e.After, e.Existed, e.Exists, 1)
+			s.Change, s.Diff, s.Truncated = d.Change, "(diff omitted to stay within the context budget; read the file)", true
+		default:
+			d := diff.File(e.Path, e.Before, e.After, e.Existed, e.Exists, min(maxGuardDiff, left))
+			s.Change, s.Diff, s.Truncated = d.Change, d.Diff, d.Truncated
+			left -= len(d.Diff)
+		}
+		for _, f := range e.Findings {
+			s.Weakening = append(s.Weakening, f.Detail)
+		}
+		out = append(out, s)
+	}
+	return out
+}

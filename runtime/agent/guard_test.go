@@ -1,0 +1,127 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"flow/runtime/report"
+	"flow/runtime/verify"
+	"flow/runtime/verify/weakening"
+)
+
+// TestBaselineRunsBeforeTheFirstEdit: the required checks run once, in the
+// baseline phase, before the coder starts, and the verification compares
+// with them.
+func TestBaselineRunsBeforeTheFirstEdit(t *testing.T) {
+	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	be := newScripted(t, editScript(verdict(true, "ok"))...)
+	h := newHarness(t, testConfig(dir, goLint()), be)
+	rep := h.run(t, "fix a.go")
+	if rep.Status != report.StatusOK {
+		t.Fatalf("Run() status = %s (%s %s), want ok", rep.Status, rep.Reason, rep.Error)
+	}
+	if len(rep.Baseline) != 1 || rep.Baseline[0].Name != "lint" || rep.Baseline[0].Status != report.StatusFailed {
+		t.Fatalf("Baseline = %+v, want lint failing before the edit", rep.Baseline)
+	}
+	if c := rep.Checks[0]; c.Baseline != report.BaselineFixed || c.BaselineStatus != report.StatusFailed {
+		t.Errorf("lint result baseline = %q (was %q), want fixed (was failed)", c.Baseline, c.BaselineStatus)
+	}
+	if !strings.Contains(rep.Verification.Baseline, "check lint was failing before this run and passes now (fixed)") {
+		t.Errorf("verification baseline = %q, want lint named as fixed", rep.Verification.Baseline)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var order []string
+	for _, e := range h.events {
+		switch e.Kind {
+		case EventCheckStart:
+			order = append(order, "check:"+e.Role)
+		case EventRoleStart:
+			order = append(order, "role:"+e.Role)
+		}
+	}
+	want := "role:planner check:baseline role:coder check:verification role:reviewer"
+	if got := strings.Join(order, " "); got != want {
+		t.Errorf("order = %s, want %s", got, want)
+	}
+}
+
+func TestBaselineOffAndUntrusted(t *testing.T) {
+	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	cfg := testConfig(dir, goLint())
+	cfg.Agent.Baseline = false
+	rep := newHarness(t, cfg, newScripted(t, editScript(verdict(true, "ok"))...)).run(t, "fix a.go")
+	if rep.Status != report.StatusOK || rep.Baseline != nil || rep.Checks[0].Baseline != "" {
+		t.Errorf("with agent.baseline = false: status %s, baseline %+v, check baseline %q; want ok and none", rep.Status, rep.Baseline, rep.Checks[0].Baseline)
+	}
+	cfg = testConfig(dir, goLint())
+	cfg.Trusted = false
+	rep = newHarness(t, cfg, newScripted(t, say("plan"))).run(t, "fix a.go")
+	if rep.Baseline != nil {
+		t.Errorf("read-only run measured a baseline: %+v", rep.Baseline)
+	}
+}
+
+// TestReviewerSeesTestChanges: the reviewer's context lists the test file's
+// diff apart from the code, with the weakening found in it.
+func TestReviewerSeesTestChanges(t *testing.T) {
+	dir := workspace(t, map[string]string{
+		"a.go":      "package a // broken\n",
+		"a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {\n\tif A() != 1 {\n\t\tt.Fatal(\"A\")\n\t}\n}\n",
+	})
+	be := newScripted(t,
+		say("plan"),
+		do(tc("c1", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"})),
+		do(tc("c2", "file_edit", map[string]any{"path": "a_test.go", "old_string": "A() != 1", "new_string": "A() != 2"})),
+		say("done"),
+		say(verdict(true, "ok")),
+	)
+	h := newHarness(t, testConfig(dir, goLint()), be)
+	rep := h.run(t, "fix a.go")
+	if rep.Status != report.StatusUnverified || !strings.Contains(rep.Reason, "a_test.go: a value in an existing test line changed") {
+		t.Fatalf("Run() = %s (%q), want unverified naming a_test.go", rep.Status, rep.Reason)
+	}
+	reqs := be.requests()
+	ctx := reqs[len(reqs)-1].Messages[1].Content
+	for _, want := range []string{`"test_and_check_changes"`, `"path":"a_test.go"`, `"kind":"test"`, `-\tif A() != 1 {`, `+\tif A() != 2 {`, "a value in an existing test line changed on line 6 (1 → 2)"} {
+		if !strings.Contains(ctx, want) {
+			t.Errorf("reviewer context lacks %q:\n%s", want, ctx)
+		}
+	}
+	if strings.Contains(ctx, `"path":"a.go","kind"`) {
+		t.Errorf("reviewer context lists the source a.go among test and check changes:\n%s", ctx)
+	}
+}
+
+// TestGuardChangesStayBounded: however many test files changed, the
+// reviewer's view of them stays within its budget and lists every finding.
+func TestGuardChangesStayBounded(t *testing.T) {
+	var edits []verify.Edit
+	big := strings.Repeat("x := 1\n", 2000)
+	for i := range 30 {
+		edits = append(edits, verify.Edit{
+			Path: fmt.Sprintf("t%02d_test.go", i), Kind: weakening.KindTest, Known: true, Existed: true, Exists: true,
+			Before: []byte(big), After: []byte(strings.ReplaceAll(big, "1", "2")),
+			Findings: []weakening.Finding{{Detail: fmt.Sprintf("t%02d_test.go: weakened", i)}},
+		})
+	}
+	edits = append(edits, verify.Edit{Path: "a.go", Kind: weakening.KindSource, Known: true})
+	got := guardChanges(edits)
+	if len(got) != maxGuardFiles {
+		t.Errorf("files listed = %d, want %d", len(got), maxGuardFiles)
+	}
+	total := 0
+	for _, c := range got {
+		total += len(c.Diff)
+		if len(c.Weakening) != 1 || c.Path == "a.go" {
+			t.Errorf("entry %s: weakening %v, want its one finding (and no source file)", c.Path, c.Weakening)
+		}
+	}
+	if total > maxGuardTotal+maxGuardFiles*100 {
+		t.Errorf("diff text = %d characters, want at most about %d", total, maxGuardTotal)
+	}
+	if !got[len(got)-1].Truncated {
+		t.Errorf("the last diff is not marked truncated")
+	}
+}

@@ -1,0 +1,227 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"flow/bufferfs"
+	"flow/runtime/report"
+	"flow/runtime/scratch"
+	"flow/runtime/verify/weakening"
+)
+
+// Guard keeps a model from gaming "verified": it compares each changed
+// file with what it held before the run, refuses edits that weaken the
+// checks (removed or skipped tests, changed expected values, loosened check
+// configuration), compares the checks with their baseline, and, when the
+// operator asks for it, takes fail-then-pass evidence on a scratch copy.
+// A nil *Guard guards nothing.
+type Guard struct {
+	// Classifier tells test files and check definitions from source.
+	Classifier weakening.Classifier
+	// Originals knows each changed file's pre-run content. A changed file
+	// it does not know is compared with nothing (it cannot be judged).
+	Originals *Originals
+	// Baseline are the required checks' results before the coder's first
+	// edit; nil when no baseline was measured.
+	Baseline []report.CheckResult
+	// AllowTestEdits accepts weakening edits of test files when the
+	// fail-then-pass evidence shows the changed tests fail on the old code.
+	AllowTestEdits bool
+	// RequireFailingFirst verifies a run that added or changed tests only
+	// with fail-then-pass evidence.
+	RequireFailingFirst bool
+	// Root is the workspace root the scratch copy is made of.
+	Root string
+	// TestChecks returns the runner of the test checks in dir (a scratch
+	// copy); each of its checks counts as required. nil means no evidence
+	// can be taken: a run that needs it is unverified.
+	TestChecks func(dir string) CheckRunner
+}
+
+// Edit is one changed file as the guard saw it.
+type Edit struct {
+	Path            string
+	Kind            weakening.Kind
+	Before, After   []byte
+	Existed, Exists bool
+	// Known is false when the file's pre-run content is unknown.
+	Known    bool
+	Findings []weakening.Finding
+}
+
+// Reasons of the guard.
+const (
+	// reasonWeakenedTail follows the finding's own sentence.
+	reasonWeakenedTail = "; an edit that weakens the checks cannot be verified: fix the code instead of the test"
+	reasonAllowHint    = " (or let the operator allow test edits with [verify] allow_test_edits)"
+)
+
+// edits reads the current content of every changed file and compares it
+// with its original.
+func (g *Guard) edits(ctx context.Context, fsys bufferfs.FS, changed []string) []Edit {
+	out := make([]Edit, 0, len(changed))
+	for _, p := range changed {
+		e := Edit{Path: p, Kind: g.Classifier.Classify(p)}
+		if orig, ok := g.Originals.Original(p); ok {
+			e.Known, e.Existed, e.Before = true, orig.Exists, orig.Data
+		}
+		if f, err := fsys.Read(ctx, p, 0); err == nil {
+			e.Exists, e.After = true, f.Data
+		} else if info, serr := fsys.Stat(ctx, p); serr == nil && info.Exists {
+			// It exists but cannot be read (too large): judge it changed
+			// without content rather than pretend it was deleted.
+			e.Exists, e.Known = true, false
+		}
+		if e.Known {
+			e.Findings = g.Classifier.Detect(weakening.Change{
+				Path: p, Before: e.Before, After: e.After, Existed: e.Existed, Exists: e.Exists,
+			})
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// apply judges the edits into v, which Decide made; it may turn a verified
+// v into an unverified one and say why.
+func (g *Guard) apply(ctx context.Context, v *report.Verification, edits []Edit) {
+	applyBaseline(v, g.Baseline)
+	var findings []weakening.Finding
+	var testFindings, configFindings int
+	var tests []string
+	for _, e := range edits {
+		for _, f := range e.Findings {
+			findings = append(findings, f)
+			if e.Kind == weakening.KindTest {
+				testFindings++
+			} else {
+				configFindings++
+			}
+		}
+		if e.Kind == weakening.KindTest && e.Exists {
+			tests = append(tests, e.Path)
+		}
+	}
+	for _, f := range findings {
+		v.Weakening = append(v.Weakening, report.Weakening{Path: f.Path, What: f.What, Name: f.Name, Line: f.Line, Detail: f.Detail})
+	}
+	if !v.Verified {
+		// A failing or stale verification keeps its own reason; the
+		// weakening stays listed for the reviewer and the report.
+		return
+	}
+	needEvidence := g.RequireFailingFirst && len(tests) > 0
+	excusable := g.AllowTestEdits && testFindings > 0 && configFindings == 0
+	if len(findings) > 0 && !excusable {
+		unverify(v, weakenedReason(findings, g.AllowTestEdits || configFindings > 0))
+		return
+	}
+	if !needEvidence && !excusable {
+		return
+	}
+	ff := g.failFirst(ctx, edits, tests)
+	v.FailFirst = ff
+	switch {
+	case ff.Status != report.FailFirstFailedBefore:
+		if len(findings) > 0 {
+			unverify(v, weakening.Sentence(findings)+"; test edits are allowed only when the changed tests fail on the code as it was before the run, and "+lowerFirst(ff.Reason))
+		} else {
+			unverify(v, ff.Reason)
+		}
+	case len(findings) > 0:
+		for i := range v.Weakening {
+			v.Weakening[i].Excused = true
+		}
+	}
+}
+
+func weakenedReason(findings []weakening.Finding, allowed bool) string {
+	s := weakening.Sentence(findings) + reasonWeakenedTail
+	if !allowed {
+		s += reasonAllowHint
+	}
+	return s
+}
+
+func unverify(v *report.Verification, reason string) {
+	v.Verified = false
+	v.Status = report.StatusUnverified
+	v.Reason = reason
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// failFirst runs the test checks on a scratch copy of the workspace whose
+// files other than tests are put back to their pre-run content: the new
+// tests against the old code. They must fail there (they pass on the new
+// code: the verification already ran them).
+func (g *Guard) failFirst(ctx context.Context, edits []Edit, tests []string) *report.FailFirst {
+	ff := &report.FailFirst{Status: report.FailFirstError, Tests: tests, Restored: []string{}, Checks: []report.CheckResult{}}
+	var restore []Edit
+	for _, e := range edits {
+		if e.Kind == weakening.KindTest {
+			continue
+		}
+		if !e.Known {
+			ff.Reason = fmt.Sprintf("Fail-then-pass evidence cannot be taken: the content of %s before the run is unknown", e.Path)
+			return ff
+		}
+		restore = append(restore, e)
+	}
+	testList := strings.Join(tests, ", ")
+	if len(restore) == 0 {
+		ff.Status = report.FailFirstPassedBefore
+		ff.Reason = fmt.Sprintf("The run changed only tests (%s) and no code, so nothing shows that the tests catch a real defect ([verify] require_failing_first)", testList)
+		return ff
+	}
+	if g.TestChecks == nil || g.Root == "" {
+		ff.Reason = "Fail-then-pass evidence cannot be taken: no test check can run on a scratch copy"
+		return ff
+	}
+	c, err := scratch.New(ctx, g.Root, scratch.Options{})
+	if err != nil {
+		ff.Reason = fmt.Sprintf("Fail-then-pass evidence cannot be taken: %v", err)
+		return ff
+	}
+	defer c.Close()
+	for _, e := range restore {
+		if err := c.Set(ctx, e.Path, e.Before, e.Existed); err != nil {
+			ff.Reason = fmt.Sprintf("Fail-then-pass evidence cannot be taken: restoring %s in the scratch copy: %v", e.Path, err)
+			return ff
+		}
+		ff.Restored = append(ff.Restored, e.Path)
+	}
+	rep := g.TestChecks(c.Dir).Run(ctx, "")
+	ff.Checks = slices.Clone(rep.Checks)
+	var failed, other []string
+	for _, r := range rep.Checks {
+		switch r.Status {
+		case report.StatusOK:
+		case report.StatusFailed:
+			failed = append(failed, r.Name)
+		default:
+			other = append(other, r.Name+" "+r.Status)
+		}
+	}
+	switch {
+	case len(rep.Checks) == 0:
+		ff.Reason = "Fail-then-pass evidence cannot be taken: no check of kind \"test\" is configured"
+	case len(failed) > 0:
+		ff.Status = report.FailFirstFailedBefore
+		ff.Reason = fmt.Sprintf("The tests fail on the code as it was before the run (%s failed) and pass on the new code", strings.Join(failed, ", "))
+	case len(other) > 0:
+		ff.Reason = fmt.Sprintf("Fail-then-pass evidence is inconclusive: on the code as it was before the run %s", strings.Join(other, ", "))
+	default:
+		ff.Status = report.FailFirstPassedBefore
+		ff.Reason = fmt.Sprintf("The new or changed tests (%s) also pass on the code as it was before the run, so they do not show that the change fixes anything ([verify] require_failing_first)", testList)
+	}
+	return ff
+}
