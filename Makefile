@@ -54,6 +54,9 @@ fuzz: ## run each fuzz target for FUZZTIME (default 5s)
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./runtime/config
 	$(GO) test -run='^$$' -fuzz='^FuzzToolArgs$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./runtime/tools
 	$(GO) test -run='^$$' -fuzz='^FuzzTextToolCalls$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./runtime/model
+	$(GO) test -run='^$$' -fuzz='^FuzzFrames$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./mcp
+	$(GO) test -run='^$$' -fuzz='^FuzzVerdict$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./runtime/agent
+	$(GO) test -run='^$$' -fuzz='^FuzzDetect$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./runtime/verify/weakening
 
 lint: ## gofmt check and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
