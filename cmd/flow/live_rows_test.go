@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -226,5 +227,104 @@ func TestLiveRepeatedRead(t *testing.T) {
 				t.Errorf("planner = %v, want the iteration budget", p)
 			}
 		})
+	}
+}
+
+// liveBigCalcGo is a calc.go of about 12,000 characters, some 3,500
+// tokens: small enough for the planner to read in full, large enough that
+// the prompt after reading it does not fit a window of 2048 or 3072.
+func liveBigCalcGo() string {
+	var b strings.Builder
+	b.WriteString(liveCalcGo)
+	for i := 0; b.Len() < 12000; i++ {
+		fmt.Fprintf(&b, "\n// Add%d returns the sum of a, b and %d, for the table of offsets.\nfunc Add%d(a, b int) int { return a + b + %d }\n", i, i, i, i)
+	}
+	return b.String()
+}
+
+// The server's log lines when it cuts a prompt to fit the window: the
+// whole-message truncation of the chat endpoint (logged at debug level)
+// and the runner's token truncation.
+var liveTruncationLines = []string{"truncating input messages which exceed context length", "truncating input prompt"}
+
+// TestLiveContextOverflowNative: with api = "native" flow sends
+// context_length as the window and keeps its prompts inside it. The
+// one-call model reads a large calc.go on its first turn, within a
+// context_length of 3072; the prompt of the second turn would not fit, so
+// flow stops before sending it, with a context_overflow error, and the
+// server (logging at debug level) never truncated anything. The same
+// server does log a truncation when a prompt that does not fit is sent to
+// it, which is what the test would see had flow sent that turn.
+func TestLiveContextOverflowNative(t *testing.T) {
+	srv := live.Start(t, live.WithEnv("OLLAMA_DEBUG", "1"))
+	m := livePlannerRun(t, srv, "native", live.ModelCall.Name, map[string]string{"calc.go": liveBigCalcGo()}, "context_length = 3072", "max_iterations = 5")
+	calls, tools := liveEvents(m, "planner")
+	if len(calls) != 1 || len(tools) != 1 || tools[0]["status"] != "ok" {
+		t.Fatalf("planner: model calls %v, tool events %v; want one call that read calc.go, then a stop", calls, tools)
+	}
+	p := liveRole(m, "planner")
+	perr, _ := p["error"].(string)
+	t.Logf("planner error: %s", perr)
+	if p["status"] != "error" || !strings.HasPrefix(perr, agent.MsgContextOverflow) ||
+		!strings.Contains(perr, "context_length of 3072") || !strings.Contains(perr, "flow stopped before the server would truncate it") {
+		t.Errorf("planner = %v, want a context_overflow error naming the window and the stop", p)
+	}
+	if m["status"] != "error" || m["error"] != perr {
+		t.Errorf("run = %v %q, want error with the planner's %q", m["status"], m["error"], perr)
+	}
+	log := srv.Log()
+	for _, line := range liveTruncationLines {
+		if strings.Contains(log, line) {
+			t.Errorf("the server truncated a prompt of flow's (%q in its log)", line)
+		}
+	}
+
+	// The control: the server does say so when it truncates.
+	body := fmt.Sprintf(`{"model": %q, "stream": false, "options": {"num_ctx": 3072}, "messages": [{"role": "user", "content": %q}, {"role": "assistant", "content": "Noted."}, {"role": "user", "content": "What does calc.go do?"}]}`,
+		live.ModelText.Name, liveBigCalcGo())
+	resp, err := http.Post(srv.URL+"/api/chat", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("control chat: %s", resp.Status)
+	}
+	if log := srv.Log(); !strings.Contains(log, liveTruncationLines[0]) {
+		t.Errorf("a prompt over num_ctx left no %q in the server log; the check above cannot see a truncation", liveTruncationLines[0])
+	}
+}
+
+// TestLiveContextOverflowOpenAI: with api = "openai" Ollama ignores
+// context_length and runs the model with its own window, here
+// OLLAMA_CONTEXT_LENGTH=2048 on the server, cutting the prompt to fit.
+// The one-call model's second turn, after reading a large calc.go, is such
+// a prompt: the server counts far fewer tokens than the prompt has, and
+// flow ends the role with a context_overflow error that names the numbers
+// and the server setting to change.
+func TestLiveContextOverflowOpenAI(t *testing.T) {
+	srv := live.Start(t, live.WithEnv("OLLAMA_CONTEXT_LENGTH", "2048"))
+	m := livePlannerRun(t, srv, "openai", live.ModelCall.Name, map[string]string{"calc.go": liveBigCalcGo()}, "context_length = 16384", "max_iterations = 5")
+	calls, tools := liveEvents(m, "planner")
+	if len(calls) != 2 || len(tools) != 1 || tools[0]["status"] != "ok" {
+		t.Fatalf("planner: model calls %v, tool events %v; want a call that read calc.go, then one the server truncated", calls, tools)
+	}
+	p := liveRole(m, "planner")
+	perr, _ := p["error"].(string)
+	t.Logf("planner error: %s", perr)
+	if p["status"] != "error" || !strings.HasPrefix(perr, agent.MsgContextOverflow) || !strings.Contains(perr, "OLLAMA_CONTEXT_LENGTH") {
+		t.Errorf("planner = %v, want a context_overflow error naming OLLAMA_CONTEXT_LENGTH", p)
+	}
+	if tok, _ := calls[1]["prompt_tokens"].(float64); tok <= 0 || tok > 2048 || !strings.Contains(perr, fmt.Sprintf("counted %d prompt tokens", int(tok))) {
+		t.Errorf("second call = %v, error %q: want the server's count, at most its window of 2048, in the error", calls[1], perr)
+	}
+	if calls[1]["error"] != perr {
+		t.Errorf("second model call's event = %v, want the error %q", calls[1], perr)
+	}
+	if m["status"] != "error" || m["error"] != perr {
+		t.Errorf("run = %v %q, want error with the planner's %q", m["status"], m["error"], perr)
+	}
+	if log := srv.Log(); !strings.Contains(log, "truncating input prompt") {
+		t.Errorf("the server log has no truncation: the prompt was not over its window, so the test shows nothing")
 	}
 }
