@@ -215,6 +215,13 @@ func (r *run) call(ctx context.Context, name string, turn int, st *report.Role, 
 	return r.callFormat(ctx, name, turn, st, conv, true, nil, prev, "")
 }
 
+// maxFormatTokens bounds the reply to a request for structured output. A
+// model whose sampling the server constrains to the schema, but which does
+// not want to write it, can otherwise go on (whitespace, an endless string)
+// until the window is full or the timeout ends the role; a verdict needs
+// far less.
+const maxFormatTokens = 1024
+
 // callFormat makes one model call: it counts the turn, emits the progress
 // events, records the model-call event, and checks the prompt against the
 // context window before and after (prev is the role's previous call, and
@@ -228,6 +235,9 @@ func (r *run) callFormat(ctx context.Context, name string, turn int, st *report.
 		return reply{}, false
 	}
 	req := model.Request{Model: st.Model, Messages: slices.Clone(conv.msgs), Format: format}
+	if format != nil {
+		req.MaxTokens = maxFormatTokens
+	}
 	if withTools {
 		req.Tools = conv.offered
 	}
@@ -324,7 +334,8 @@ func textToolCalls(content string, offered []model.Tool) []model.ToolCall {
 // verdict's JSON Schema as the structured-output format), when a turn is
 // left; its answer is used if it parses, else the first answer stays, for
 // the usual parsing (bare, fenced, last object). An empty answer with no
-// verdict after it makes the reviewer unverified, naming the empty reply.
+// parsable verdict after it makes the reviewer unverified, naming the
+// empty reply.
 func (r *run) finishReview(ctx context.Context, turn int, st *report.Role, conv *conversation, prev *promptSize, content string, empty bool) string {
 	st.Status = report.StatusOK
 	st.Summary = truncateChars(content, maxSummaryChars)
@@ -348,7 +359,9 @@ func (r *run) finishReview(ctx context.Context, turn int, st *report.Role, conv 
 			return answer
 		}
 	}
-	if empty && strings.TrimSpace(answer) == "" {
+	if empty {
+		// The verdict request gave nothing usable either (nothing, or
+		// text cut at maxFormatTokens): the cause is the empty reply.
 		st.Status, st.Error = report.StatusUnverified, MsgReviewerVerdict+": "+MsgEmptyReply
 		return ""
 	}

@@ -53,6 +53,10 @@ type Request struct {
 	// native "format", the OpenAI API's "response_format"); the caller still
 	// parses and validates what comes back, since not every server obeys.
 	Format json.RawMessage
+	// MaxTokens, when positive, bounds the reply's length in tokens (the
+	// native API's num_predict, the OpenAI API's max_tokens); 0 leaves the
+	// server's own bound. A reply cut there ends with done reason "length".
+	MaxTokens int
 	// OnDelta, when set, receives streamed content as it arrives.
 	OnDelta func(text string)
 }

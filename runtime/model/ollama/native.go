@@ -24,6 +24,7 @@ type nativeRequest struct {
 
 type nativeOptions struct {
 	NumCtx      int     `json:"num_ctx,omitempty"`
+	NumPredict  int     `json:"num_predict,omitempty"`
 	Temperature float64 `json:"temperature"`
 }
 
@@ -79,7 +80,7 @@ func (c *Client) nativeBody(req model.Request) nativeRequest {
 		Format:   req.Format,
 		Stream:   true,
 		Think:    c.opts.Think,
-		Options:  nativeOptions{NumCtx: c.opts.ContextLength, Temperature: c.opts.Temperature},
+		Options:  nativeOptions{NumCtx: c.opts.ContextLength, NumPredict: max(0, req.MaxTokens), Temperature: c.opts.Temperature},
 	}
 }
 
