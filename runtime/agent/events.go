@@ -13,10 +13,15 @@ type EventKind string
 
 // Event kinds, in the order a simple run emits them.
 const (
-	EventRunStart     EventKind = "run_start"
-	EventRoleStart    EventKind = "role_start"
-	EventModelTurn    EventKind = "model_turn"  // a model call starts
-	EventModelReply   EventKind = "model_reply" // a model call ended (Status ok or error)
+	EventRunStart   EventKind = "run_start"
+	EventRoleStart  EventKind = "role_start"
+	EventModelTurn  EventKind = "model_turn"  // a model call starts
+	EventModelReply EventKind = "model_reply" // a model call ended (Status ok or error)
+	// EventModelDelta carries a chunk of the model's reply text as it
+	// streams in (Message), between model_turn and model_reply. There is
+	// one per streamed chunk: front ends that cannot show a stream ignore
+	// it ([Event.String] is empty for it).
+	EventModelDelta   EventKind = "model_delta"
 	EventToolStart    EventKind = "tool_start"
 	EventToolEnd      EventKind = "tool_end"
 	EventCheckStart   EventKind = "check_start"
@@ -66,7 +71,8 @@ type Event struct {
 	// call's result instead of being run again (tool_end only).
 	Repeated bool `json:"repeated,omitempty"`
 	// Message is a short human detail: the task (run start), the model
-	// (role start), the main argument of a tool call, a reply preview.
+	// (role start), the main argument of a tool call, a reply preview, the
+	// streamed text chunk (model_delta).
 	Message string `json:"message,omitempty"`
 	// ModelCall is the report's entry of the model call that ended
 	// (model_reply only): cycle, tokens, done reason and tool-call counts.
@@ -78,8 +84,12 @@ type Event struct {
 }
 
 // String renders e as one human-readable line, for example
-// "coder    tool file_edit src/a.go ok 3ms".
+// "coder    tool file_edit src/a.go ok 3ms"; it is "" for model_delta,
+// whose text is not a line of its own.
 func (e Event) String() string {
+	if e.Kind == EventModelDelta {
+		return ""
+	}
 	var b strings.Builder
 	col := func(s string) { fmt.Fprintf(&b, "%-8s ", s) }
 	switch e.Kind {
