@@ -110,7 +110,7 @@ func TestRunShowsLiveEventsThenSummary(t *testing.T) {
 	wait(t, rt.emitted, "the run's events")
 
 	// The events are shown while the run is still going.
-	msg := runCmd(t, cmd)
+	msg := jobBatch(t, cmd)
 	_, next := m.Update(msg)
 	live := screen(m)
 	assertContains(t, live,
