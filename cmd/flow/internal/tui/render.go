@@ -182,11 +182,11 @@ func checkTail(c report.CheckResult, indent string) []logLine {
 }
 
 // runSummaryLines renders the end of a run: a greppable first line such as
-// "run ok · verified · 1 changed file · 3.2s", then the changed files with
-// their diffstat (and the diffs the log did not show yet), the failing
-// checks with their exit codes and output tail (unless the log showed it),
-// the reason or error, the reviewer's verdict and issues, and the run's
-// summary.
+// "run ok · verified · 1 changed file · 3.2s", then the reason (when the
+// run is not verified) or error, the changed files with their diffstat
+// (and the diffs the log did not show yet), the failing checks with their
+// exit codes and output tail (unless the log showed it), the reviewer's
+// verdict and issues, and the run's summary.
 func runSummaryLines(r report.Run, sh shown) []logLine {
 	verified := "not verified"
 	if r.Verified {
@@ -199,6 +199,13 @@ func runSummaryLines(r report.Run, sh shown) []logLine {
 	lines := []logLine{{kind: kindOfStatus(r.Status), text: head}}
 	add := func(kind lineKind, label, text string) {
 		lines = append(lines, logLine{kind: kind, text: "  " + label + "  " + text})
+	}
+	// The reason leads: it is what a person acts on.
+	if r.Reason != "" && (r.Status != report.StatusOK || !r.Verified) {
+		add(lineWarn, "reason", oneLine(r.Reason, detailWidth))
+	}
+	if r.Error != "" && r.Error != r.Reason {
+		add(lineError, "error", oneLine(r.Error, detailWidth))
 	}
 	for i, f := range r.ChangedFiles {
 		if i == maxListedFiles {
@@ -227,12 +234,6 @@ func runSummaryLines(r report.Run, sh shown) []logLine {
 				lines = append(lines, checkTail(c, "    ")...)
 			}
 		}
-	}
-	if r.Reason != "" {
-		add(lineWarn, "reason", oneLine(r.Reason, detailWidth))
-	}
-	if r.Error != "" {
-		add(lineError, "error", oneLine(r.Error, detailWidth))
 	}
 	var reviewer *report.Role
 	for i := range r.Roles {
@@ -304,7 +305,8 @@ func checkReportLines(r report.CheckReport) []logLine {
 	return append(lines, logLine{})
 }
 
-// undoLines renders the answer of /undo.
+// undoLines renders the answer of /undo: what it restored or removed,
+// with the diff of what it gave back.
 func undoLines(v report.Undo, err error) []logLine {
 	switch {
 	case errors.Is(err, ErrUndoUnavailable):
@@ -324,11 +326,29 @@ func undoLines(v report.Undo, err error) []logLine {
 	if v.Message != "" {
 		add(lineText, "message", oneLine(v.Message, detailWidth))
 	}
-	for _, f := range v.Restored {
-		add(lineText, "restored", f)
+	diffOf := func(path string) *report.FileDiff {
+		for i := range v.Diffs {
+			if v.Diffs[i].Path == path {
+				return &v.Diffs[i]
+			}
+		}
+		return nil
 	}
-	for _, f := range v.Removed {
-		add(lineText, "removed", f)
+	for _, group := range []struct {
+		label string
+		files []string
+	}{{"restored", v.Restored}, {"removed", v.Removed}} {
+		for i, f := range group.files {
+			if i == maxListedFiles {
+				add(lineDim, group.label, fmt.Sprintf("… and %d more", len(group.files)-i))
+				break
+			}
+			d := diffOf(f)
+			add(lineText, group.label, strings.Join(nonEmpty(f, diffStat(d)), "  "))
+			if d != nil {
+				lines = append(lines, diffLines(*d, "    ")...)
+			}
+		}
 	}
 	for _, c := range v.Conflicts {
 		add(lineWarn, "conflict", c.Path+"  "+oneLine(c.Reason, detailWidth))

@@ -239,3 +239,19 @@ func TestScrolling(t *testing.T) {
 	}
 	assertContains(t, screen(m), "line 100")
 }
+
+// The run's summary leads with the reason when the run is not verified,
+// and says an error equal to the reason once.
+func TestSummaryLeadsWithTheReason(t *testing.T) {
+	reason := "Check test failed with exit code 1."
+	lines := runSummaryLines(report.Run{Status: "failed", Reason: reason, Error: reason, ChangedFiles: []string{"a.go"}}, shown{})
+	if len(lines) < 3 || lines[1].text != "  reason  "+reason || lines[2].text != "  changed  a.go" {
+		t.Errorf("summary = %+v, want the reason right after the head line, once", lines)
+	}
+	ok := runSummaryLines(report.Run{Status: "ok", Verified: true, Reason: "Every required check passed."}, shown{})
+	for _, l := range ok {
+		if strings.Contains(l.text, "reason") {
+			t.Errorf("a verified run's summary shows %q", l.text)
+		}
+	}
+}
