@@ -156,24 +156,24 @@ func resolveModel(ctx context.Context, rt Runtime, name string) (string, error) 
 	return "", fmt.Errorf("model %q is not installed; installed models: %s", name, strings.Join(installed, ", "))
 }
 
-// answerMsg is the answer of an asynchronous command, for the place slot
+// answerMsg is the answer of an asynchronous command, for the place it
 // reserved in the log when it was typed.
 type answerMsg struct {
-	slot  int64
+	place int64
 	lines []logLine
 }
 
 // statusMsg is the answer of /status.
 type statusMsg struct {
-	slot   int64
+	place  int64
 	status report.Status
 }
 
 // modelChosenMsg is the answer of /model: the installed name, or why not.
 type modelChosenMsg struct {
-	slot int64
-	name string
-	err  error
+	place int64
+	name  string
+	err   error
 }
 
 // execute carries out one parsed input line in the terminal UI. Commands
@@ -191,19 +191,19 @@ func (m *ui) execute(c command) tea.Cmd {
 	case cmdQuit:
 		return m.requestQuit()
 	case cmdStatus:
-		slot := m.reserve()
-		return func() tea.Msg { return statusMsg{slot: slot, status: rt.Status(ctx)} }
+		place := m.reserve()
+		return func() tea.Msg { return statusMsg{place: place, status: rt.Status(ctx)} }
 	case cmdTools:
 		m.appendLines(toolLines(rt.ToolNames())...)
 	case cmdModels:
 		inUse := m.models
-		slot := m.reserve()
+		place := m.reserve()
 		return func() tea.Msg {
 			names, err := listModels(ctx, rt)
 			if err != nil {
-				return answerMsg{slot: slot, lines: []logLine{errorLine(err.Error())}}
+				return answerMsg{place: place, lines: []logLine{errorLine(err.Error())}}
 			}
-			return answerMsg{slot: slot, lines: modelLines(names, inUse)}
+			return answerMsg{place: place, lines: modelLines(names, inUse)}
 		}
 	case cmdModel:
 		if c.arg == "" {
@@ -215,10 +215,10 @@ func (m *ui) execute(c command) tea.Cmd {
 			return nil
 		}
 		name := c.arg
-		slot := m.reserve()
+		place := m.reserve()
 		return func() tea.Msg {
 			got, err := resolveModel(ctx, rt, name)
-			return modelChosenMsg{slot: slot, name: got, err: err}
+			return modelChosenMsg{place: place, name: got, err: err}
 		}
 	case cmdBuild:
 		if c.arg == "" {
@@ -244,14 +244,14 @@ func (m *ui) execute(c command) tea.Cmd {
 func (m *ui) chooseModel(msg modelChosenMsg) {
 	switch {
 	case msg.err != nil:
-		m.fill(msg.slot, []logLine{errorLine(msg.err.Error())})
+		m.fill(msg.place, []logLine{errorLine(msg.err.Error())})
 	default:
 		if err := m.rt.SetModel(msg.name); err != nil {
-			m.fill(msg.slot, []logLine{errorLine(err.Error())})
+			m.fill(msg.place, []logLine{errorLine(err.Error())})
 			return
 		}
 		m.models = report.Models{Planner: msg.name, Coder: msg.name, Reviewer: msg.name}
-		m.fill(msg.slot, []logLine{{kind: lineOK, text: "model  " + msg.name + " for every role"}})
+		m.fill(msg.place, []logLine{{kind: lineOK, text: "model  " + msg.name + " for every role"}})
 	}
 }
 

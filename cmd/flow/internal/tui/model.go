@@ -45,13 +45,13 @@ type ui struct {
 	width, height int
 
 	// log holds the log's lines; log[i] is line number base+i, so that
-	// pending, slots and stream keep pointing at their lines while the
+	// pending, places and stream keep pointing at their lines while the
 	// oldest lines are dropped.
 	log     []logLine
 	base    int64
 	pending map[string]int64 // line of a started tool call, check or turn
-	slots   map[int64]int64  // line reserved for the answer of a command, by slot
-	nextID  int64            // the next slot
+	places  map[int64]int64  // line reserved for a command's answer, by place id
+	nextID  int64            // the last place id given
 	stream  *stream          // the model text streaming in, if any
 	// scroll is how many screen rows the view is above the log's end; 0
 	// follows the end. logHeight is the log's share of the screen.
@@ -90,7 +90,7 @@ func newModel(ctx context.Context, rt Runtime, opts Options) *ui {
 		trusted:   opts.Trusted,
 		models:    opts.Models,
 		pending:   map[string]int64{},
-		slots:     map[int64]int64{},
+		places:    map[int64]int64{},
 		input:     in,
 		spin:      spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		now:       time.Now,
@@ -143,11 +143,11 @@ func (m *ui) update(msg tea.Msg) tea.Cmd {
 	case jobClosedMsg:
 		return nil
 	case answerMsg:
-		m.fill(msg.slot, msg.lines)
+		m.fill(msg.place, msg.lines)
 		return nil
 	case statusMsg:
 		m.warnings = msg.status.Warnings
-		m.fill(msg.slot, statusLines(msg.status))
+		m.fill(msg.place, statusLines(msg.status))
 		return nil
 	case warningsMsg:
 		m.warnings = msg
@@ -485,20 +485,20 @@ func (m *ui) appendLines(lines ...logLine) {
 }
 
 // reserve adds the place of a command's answer to the log and returns its
-// slot: answers fill their places in the order the commands were typed,
+// id: answers fill their places in the order the commands were typed,
 // whatever order they arrive in.
 func (m *ui) reserve() int64 {
 	m.nextID++
-	m.slots[m.nextID] = m.end()
+	m.places[m.nextID] = m.end()
 	m.appendLines(logLine{kind: lineDim, text: "  …"})
 	return m.nextID
 }
 
-// fill puts the answer of slot into its place, or at the end of the log
-// when the place was dropped or cleared.
-func (m *ui) fill(slot int64, lines []logLine) {
-	n, ok := m.slots[slot]
-	delete(m.slots, slot)
+// fill puts an answer into the place with id place, or at the end of the
+// log when the place was dropped or cleared.
+func (m *ui) fill(place int64, lines []logLine) {
+	n, ok := m.places[place]
+	delete(m.places, place)
 	if l := m.line(n); ok && l != nil {
 		before := len(l.wrapped(m.width))
 		*l = logLine{group: append([]logLine(nil), lines...)}.styled()
