@@ -146,12 +146,11 @@ func (m *ui) update(msg tea.Msg) tea.Cmd {
 		m.fill(msg.place, msg.lines)
 		return nil
 	case statusMsg:
-		m.warnings = msg.status.Warnings
+		m.setWarnings(msg.status.Warnings)
 		m.fill(msg.place, statusLines(msg.status))
 		return nil
 	case warningsMsg:
-		m.warnings = msg
-		m.resize(m.width, m.height)
+		m.setWarnings(msg)
 		return nil
 	case modelChosenMsg:
 		m.chooseModel(msg)
@@ -530,6 +529,12 @@ func (m *ui) scrollBy(rows int) {
 		}
 		m.scroll = min(m.scroll, max(0, total-m.logHeight))
 	}
+}
+
+// setWarnings shows warnings in the header (which then has one more line).
+func (m *ui) setWarnings(warnings []string) {
+	m.warnings = warnings
+	m.resize(m.width, m.height)
 }
 
 // resize lays the UI out for a width × height terminal.

@@ -211,6 +211,20 @@ func TestWarningsInHeader(t *testing.T) {
 	if m.logHeight != m.height-chromeLines-1 {
 		t.Errorf("log height %d, want %d with the warnings line", m.logHeight, m.height-chromeLines-1)
 	}
+	// A /status answer brings the warnings up to date, and the layout.
+	rt.status.Warnings = nil
+	settle(t, m, submit(m, "/status"))
+	if got := strings.SplitN(screen(m), "\n", 4)[2]; strings.HasPrefix(got, "⚠") || m.logHeight != m.height-chromeLines {
+		t.Errorf("after a status without warnings: header line %q, log height %d", got, m.logHeight)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if n := len(strings.Split(m.View().Content, "\n")); n != 24 {
+		t.Errorf("the view has %d lines on a 24-line terminal", n)
+	}
+	m.setWarnings([]string{"workspace is the home directory"})
+	if n := len(strings.Split(m.View().Content, "\n")); n != 24 {
+		t.Errorf("with a warning, the view has %d lines on a 24-line terminal", n)
+	}
 }
 
 // PgUp shows older lines and stays there while lines arrive; PgDn goes
