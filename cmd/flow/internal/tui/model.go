@@ -428,7 +428,7 @@ func (m *ui) addDelta(e agent.Event) {
 		m.stream = &stream{key: key, last: -1}
 	}
 	s := m.stream
-	for i, part := range strings.Split(e.Message, "\n") {
+	for i, part := range strings.Split(expandTabs(e.Message), "\n") {
 		if s.cut {
 			return
 		}

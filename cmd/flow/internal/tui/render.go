@@ -163,13 +163,17 @@ func diffLines(d report.FileDiff, indent string) []logLine {
 		case strings.HasPrefix(l, "-"):
 			kind = lineDiffDel
 		}
-		lines = append(lines, logLine{kind: kind, text: indent + strings.TrimRight(l, "\r")})
+		lines = append(lines, logLine{kind: kind, text: indent + expandTabs(strings.TrimRight(l, "\r"))})
 	}
 	if d.Truncated {
 		lines = append(lines, logLine{kind: lineDim, text: indent + "… (diff cut)"})
 	}
 	return lines
 }
+
+// expandTabs replaces tabs with four spaces (code keeps its indentation;
+// sanitize would make each tab one space).
+func expandTabs(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
 
 // checkTail returns the tail of a failing check's output: its stderr, or
 // its stdout when stderr is blank.

@@ -144,7 +144,7 @@ func TestStreamedTextAndDiff(t *testing.T) {
 	assertContains(t, screen(m), "planner  turn 1  …\n  Plan:\n  1. Fix")
 	feed(m, agent.Event{Kind: agent.EventModelDelta, Role: "planner", Turn: 1, Message: " Add in calc.go\n2. Test"})
 	assertContains(t, screen(m), "  Plan:\n  1. Fix Add in calc.go\n  2. Test")
-	diff := "--- a/calc.go\n+++ b/calc.go\n@@ -1,3 +1,3 @@\n package calc\n-func Add(a, b int) int { return a - b }\n+func Add(a, b int) int { return a + b }\n"
+	diff := "--- a/calc.go\n+++ b/calc.go\n@@ -1,3 +1,3 @@\n package calc\n-func Add(a, b int) int { return a - b }\n+func Add(a, b int) int { return a + b }\n+\treturn\n"
 	feed(m,
 		agent.Event{Kind: agent.EventModelReply, Role: "planner", Turn: 1, Status: "ok", DurationMS: 900},
 		agent.Event{Kind: agent.EventToolStart, Role: "coder", Turn: 1, Tool: "file_edit", ToolCallID: "c1", Message: "calc.go"},
@@ -154,7 +154,7 @@ func TestStreamedTextAndDiff(t *testing.T) {
 	got := screen(m)
 	assertContains(t, got,
 		"planner  turn 1  ok  900ms\n  Plan:",
-		"coder  file_edit calc.go  ok  +1 -1\n    @@ -1,3 +1,3 @@\n     package calc\n    -func Add(a, b int) int { return a - b }\n    +func Add(a, b int) int { return a + b }",
+		"coder  file_edit calc.go  ok  +1 -1\n    @@ -1,3 +1,3 @@\n     package calc\n    -func Add(a, b int) int { return a - b }\n    +func Add(a, b int) int { return a + b }\n    +    return",
 	)
 	assertLacks(t, got, "+++ b/calc.go")
 	for _, l := range m.log {
