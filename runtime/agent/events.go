@@ -87,12 +87,8 @@ type Event struct {
 }
 
 // String renders e as one human-readable line, for example
-// "coder    tool file_edit src/a.go ok 3ms"; it is "" for model_delta,
-// whose text is not a line of its own.
+// "coder    tool file_edit src/a.go ok 3ms".
 func (e Event) String() string {
-	if e.Kind == EventModelDelta {
-		return ""
-	}
 	var b strings.Builder
 	col := func(s string) { fmt.Fprintf(&b, "%-8s ", s) }
 	switch e.Kind {
@@ -178,6 +174,8 @@ func (e Event) String() string {
 				b.WriteString(": " + oneLine(v.Reason, 100))
 			}
 		}
+	case EventModelDelta:
+		// No line: a chunk of streamed text is not a line of its own.
 	case EventWarning:
 		col("warning")
 		b.WriteString(oneLine(e.Message, 160))
