@@ -67,7 +67,7 @@ fmt: ## gofmt -s -w
 
 check: lint test ## lint + test: what CI runs
 
-BENCHPKGS ?= ./cmd/flow ./bufferfs ./runtime/... ./plugin
+BENCHPKGS ?= ./cmd/flow ./cmd/flow/internal/tui ./bufferfs ./runtime/... ./plugin
 bench: ## print the performance figures (benchmarks, not timed tests)
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 $(BENCHPKGS)
 

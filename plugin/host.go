@@ -202,6 +202,9 @@ func (h *host) runtime() (Runtime, error) {
 // the job's id when the client named none.
 func (h *host) emitter(op string, clientToken any) func(agent.Event) {
 	return func(e agent.Event) {
+		if e.Kind == agent.EventModelDelta {
+			return // one push per streamed chunk is too many; the reply follows
+		}
 		var token any = e.Job
 		if clientToken != nil {
 			token = clientToken

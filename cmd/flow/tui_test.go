@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -137,6 +138,94 @@ func TestTUIInTmux(t *testing.T) {
 	p.typeLine("/quit")
 	checkExit(t, dir, "exit=0")
 }
+
+// TestTUIShowsTheModelAtWork: during a run whose planner reply streams
+// slowly, the pane shows the text received so far while the turn is still
+// in progress (with the spinner's step), then the edit's coloured diff and
+// the verified summary.
+func TestTUIShowsTheModelAtWork(t *testing.T) {
+	needTmux(t)
+	t.Parallel()
+	// The fake server streams a reply in three equal chunks.
+	first, second, third := "Plan, part one:  ", "edit a.go so the ", "lint check passes"
+	ws := workspace(t)
+	writeFile(t, ws, "a.go", "package a\n")
+	srv := ollamatest.New(t,
+		ollamatest.Turn{Content: first + second + third, ChunkDelay: 4 * time.Second},
+		ollamatest.Turn{ToolCalls: []ollamatest.Call{call("c1", "file_write", map[string]any{"path": "a.go", "content": "package a\n\nfunc A() {}\n"})}},
+		ollamatest.Turn{Content: "Done."},
+		ollamatest.Turn{Content: approve},
+	)
+	cfg := writeFile(t, t.TempDir(), "ops.toml", `workspace_dir = `+tomlString(ws)+`
+[ollama]
+base_url = `+tomlString(srv.URL)+`
+[agent]
+max_cycles = 1
+[checks.lint]
+cmd = ["grep", "-q", "func A", "a.go"]
+kind = "lint"
+filetypes = ["go"]
+`)
+	p, dir := startTUIPane(t, cfg)
+	p.waitText("trusted")
+	p.typeLine("add A to a.go")
+	s := p.waitText(strings.TrimSpace(first))
+	if strings.Contains(s, third) {
+		t.Errorf("the whole reply was shown at once, not streamed:\n%s", s)
+	}
+	for _, want := range []string{"planner  turn 1  …", "planner turn 1 ", "Ctrl-C cancels"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("while the reply streams, the pane lacks %q:\n%s", want, s)
+		}
+	}
+	s = p.waitText("run ok · verified · 1 changed file")
+	for _, want := range []string{
+		"  " + first + second + third,
+		"coder  file_write a.go  ok  +2 -0",
+		"    +func A() {}",
+		"  changed  a.go  +2 -0",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the pane lacks %q:\n%s", want, s)
+		}
+	}
+	// The added line is green: the last foreground colour set before it
+	// (tmux writes an SGR only where the style changes) is 32.
+	colored := p.tmux("capture-pane", "-p", "-e", "-J", "-S", "-200", "-t", "flow")
+	if fg := foregroundAt(colored, "+func A() {}"); fg != "32" {
+		t.Errorf("the diff's added line has foreground %q, want green (32):\n%q", fg, colored)
+	}
+	p.typeLine("/quit")
+	checkExit(t, dir, "exit=0")
+}
+
+// foregroundAt returns the SGR foreground parameter ("32", "38;5;240";
+// "" for the default) in effect where text first occurs in captured, a
+// pane captured with its escape sequences.
+func foregroundAt(captured, text string) string {
+	i := strings.Index(captured, text)
+	if i < 0 {
+		return "missing"
+	}
+	fg := ""
+	for _, m := range sgr.FindAllStringSubmatch(captured[:i], -1) {
+		params := strings.Split(m[1], ";")
+		for j := 0; j < len(params); j++ {
+			switch p := params[j]; {
+			case p == "" || p == "0" || p == "39":
+				fg = ""
+			case p == "38" && j+2 < len(params) && params[j+1] == "5":
+				fg = strings.Join(params[j:j+3], ";")
+				j += 2
+			case len(p) == 2 && (p[0] == '3' || p[0] == '9') && p[1] != '8':
+				fg = p
+			}
+		}
+	}
+	return fg
+}
+
+var sgr = regexp.MustCompile("\x1b\\[([0-9;]*)m")
 
 // TestTUISIGTERMDuringCheck: SIGTERM while a check runs kills the check's
 // process group, exits 130 and restores the terminal.

@@ -125,6 +125,8 @@ type run struct {
 	planner report.Role
 	// guard holds the pre-run contents and the baseline (guard.go).
 	guard *runGuard
+	// edit is the current tool call's write, for its event's diff.
+	edit editCapture
 
 	mu    sync.Mutex // guards phase and serialises events
 	phase string
@@ -192,6 +194,7 @@ func (a *loop) Run(ctx context.Context, task string, events func(Event)) (out re
 			rep.Reason = ""
 		}
 		rep.ChangedFiles = r.changedList()
+		rep.Diffs = r.reportDiffs(ctx, rep.ChangedFiles)
 		rep.DurationMS = a.deps.Now().Sub(start).Milliseconds()
 		out = *rep
 		final := out
@@ -233,7 +236,7 @@ func (r *run) setup(ctx context.Context) error {
 	if d.Checks != nil {
 		r.checks = d.Checks(r.checkEvents())
 	}
-	opts := tools.Options{Trusted: r.cfg.Trusted, Checks: r.checks, BeforeWrite: r.guard.originals.Hook(d.BeforeWrite)}
+	opts := tools.Options{Trusted: r.cfg.Trusted, Checks: r.checks, BeforeWrite: r.guard.originals.Hook(r.edit.hook(d.BeforeWrite))}
 	r.tools = tools.New(d.FS, opts)
 	if d.Tools != nil {
 		box, err := d.Tools(ctx, opts)

@@ -13,10 +13,15 @@ type EventKind string
 
 // Event kinds, in the order a simple run emits them.
 const (
-	EventRunStart     EventKind = "run_start"
-	EventRoleStart    EventKind = "role_start"
-	EventModelTurn    EventKind = "model_turn"  // a model call starts
-	EventModelReply   EventKind = "model_reply" // a model call ended (Status ok or error)
+	EventRunStart   EventKind = "run_start"
+	EventRoleStart  EventKind = "role_start"
+	EventModelTurn  EventKind = "model_turn"  // a model call starts
+	EventModelReply EventKind = "model_reply" // a model call ended (Status ok or error)
+	// EventModelDelta carries a chunk of the model's reply text as it
+	// streams in (Message), between model_turn and model_reply. There is
+	// one per streamed chunk: front ends that cannot show a stream ignore
+	// it ([Event.String] is empty for it).
+	EventModelDelta   EventKind = "model_delta"
 	EventToolStart    EventKind = "tool_start"
 	EventToolEnd      EventKind = "tool_end"
 	EventCheckStart   EventKind = "check_start"
@@ -66,11 +71,15 @@ type Event struct {
 	// call's result instead of being run again (tool_end only).
 	Repeated bool `json:"repeated,omitempty"`
 	// Message is a short human detail: the task (run start), the model
-	// (role start), the main argument of a tool call, a reply preview.
+	// (role start), the main argument of a tool call, a reply preview, the
+	// streamed text chunk (model_delta).
 	Message string `json:"message,omitempty"`
 	// ModelCall is the report's entry of the model call that ended
 	// (model_reply only): cycle, tokens, done reason and tool-call counts.
 	ModelCall *report.Event `json:"model_call,omitempty"`
+	// Diff is the edit's diff (tool_end of a successful file_write or
+	// file_edit only): the file before the call against after it.
+	Diff *report.FileDiff `json:"diff,omitempty"`
 	// Report is the final report (run end only).
 	Report *report.Run `json:"report,omitempty"`
 	// Verification is the verification result (verification events only).
@@ -165,6 +174,8 @@ func (e Event) String() string {
 				b.WriteString(": " + oneLine(v.Reason, 100))
 			}
 		}
+	case EventModelDelta:
+		// No line: a chunk of streamed text is not a line of its own.
 	case EventWarning:
 		col("warning")
 		b.WriteString(oneLine(e.Message, 160))

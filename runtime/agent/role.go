@@ -241,6 +241,11 @@ func (r *run) callFormat(ctx context.Context, name string, turn int, st *report.
 	if withTools {
 		req.Tools = conv.offered
 	}
+	if r.events != nil {
+		req.OnDelta = func(text string) {
+			r.emit(Event{Kind: EventModelDelta, Role: name, Turn: turn, Message: text})
+		}
+	}
 	st.Turns++
 	r.rep.ModelCalls++
 	r.emit(Event{Kind: EventModelTurn, Role: name, Turn: turn})

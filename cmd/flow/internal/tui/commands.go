@@ -156,18 +156,31 @@ func resolveModel(ctx context.Context, rt Runtime, name string) (string, error) 
 	return "", fmt.Errorf("model %q is not installed; installed models: %s", name, strings.Join(installed, ", "))
 }
 
-// linesMsg appends lines to the log: the answer of an asynchronous command.
-type linesMsg []logLine
+// answerMsg is the answer of an asynchronous command, for the place it
+// reserved in the log when it was typed.
+type answerMsg struct {
+	place int64
+	lines []logLine
+}
+
+// statusMsg is the answer of /status.
+type statusMsg struct {
+	place  int64
+	status report.Status
+}
 
 // modelChosenMsg is the answer of /model: the installed name, or why not.
 type modelChosenMsg struct {
-	name string
-	err  error
+	place int64
+	name  string
+	err   error
 }
 
 // execute carries out one parsed input line in the terminal UI. Commands
-// that may take time (status, the backend's model list) run as commands;
-// runs, checks and undo run as jobs, one at a time.
+// that may take time (status, the backend's model list) run as commands,
+// which Bubble Tea runs concurrently: each reserves the place of its
+// answer in the log first, so that answers appear in the order typed.
+// Runs, checks and undo run as jobs, one at a time.
 func (m *ui) execute(c command) tea.Cmd {
 	ctx, rt := m.ctx, m.rt
 	switch c.kind {
@@ -178,17 +191,19 @@ func (m *ui) execute(c command) tea.Cmd {
 	case cmdQuit:
 		return m.requestQuit()
 	case cmdStatus:
-		return func() tea.Msg { return linesMsg(statusLines(rt.Status(ctx))) }
+		place := m.reserve()
+		return func() tea.Msg { return statusMsg{place: place, status: rt.Status(ctx)} }
 	case cmdTools:
 		m.appendLines(toolLines(rt.ToolNames())...)
 	case cmdModels:
 		inUse := m.models
+		place := m.reserve()
 		return func() tea.Msg {
 			names, err := listModels(ctx, rt)
 			if err != nil {
-				return linesMsg{errorLine(err.Error())}
+				return answerMsg{place: place, lines: []logLine{errorLine(err.Error())}}
 			}
-			return linesMsg(modelLines(names, inUse))
+			return answerMsg{place: place, lines: modelLines(names, inUse)}
 		}
 	case cmdModel:
 		if c.arg == "" {
@@ -200,9 +215,10 @@ func (m *ui) execute(c command) tea.Cmd {
 			return nil
 		}
 		name := c.arg
+		place := m.reserve()
 		return func() tea.Msg {
 			got, err := resolveModel(ctx, rt, name)
-			return modelChosenMsg{name: got, err: err}
+			return modelChosenMsg{place: place, name: got, err: err}
 		}
 	case cmdBuild:
 		if c.arg == "" {
@@ -228,14 +244,14 @@ func (m *ui) execute(c command) tea.Cmd {
 func (m *ui) chooseModel(msg modelChosenMsg) {
 	switch {
 	case msg.err != nil:
-		m.appendLines(errorLine(msg.err.Error()))
+		m.fill(msg.place, []logLine{errorLine(msg.err.Error())})
 	default:
 		if err := m.rt.SetModel(msg.name); err != nil {
-			m.appendLines(errorLine(err.Error()))
+			m.fill(msg.place, []logLine{errorLine(err.Error())})
 			return
 		}
 		m.models = report.Models{Planner: msg.name, Coder: msg.name, Reviewer: msg.name}
-		m.appendLines(logLine{kind: lineOK, text: "model  " + msg.name + " for every role"})
+		m.fill(msg.place, []logLine{{kind: lineOK, text: "model  " + msg.name + " for every role"}})
 	}
 }
 
@@ -277,7 +293,8 @@ func (m *ui) startJob(kind string, start func(ctx context.Context, emit func(age
 		m.appendLines(errorLine(err.Error()))
 		return nil
 	}
-	m.job = &shownJob{id: j.ID, kind: kind, job: j, queue: q}
+	m.job = &shownJob{id: j.ID, kind: kind, job: j, queue: q, shown: shown{diffs: map[string]bool{}}, start: m.now()}
+	m.step, m.role = step{kind + " in progress", m.job.start}, step{}
 	go forward(j, q, result)
-	return waitJob(j.ID, q)
+	return tea.Batch(waitJob(j.ID, q), m.spin.Tick)
 }

@@ -66,7 +66,7 @@ func submit(m *ui, line string) tea.Cmd {
 
 // screen returns the rendered view without escape sequences.
 // Trailing blanks are removed from every line and blank lines are dropped,
-// so that the viewport's padding does not get in the way.
+// so that the log's padding does not get in the way.
 func screen(m *ui) string {
 	var kept []string
 	for _, l := range strings.Split(ansi.Strip(m.View().Content), "\n") {
@@ -81,7 +81,7 @@ func screen(m *ui) string {
 func logText(m *ui) string {
 	lines := make([]string, len(m.log))
 	for i, l := range m.log {
-		lines[i] = l.text
+		lines[i] = l.plain()
 	}
 	return strings.Join(lines, "\n")
 }
@@ -101,6 +101,29 @@ func runCmd(t *testing.T, cmd tea.Cmd) tea.Msg {
 	}
 }
 
+// jobBatch runs cmd, the command a job's start or batch returned, and
+// returns the job's message (the spinner's tick, batched with it, is left
+// out).
+func jobBatch(t *testing.T, cmd tea.Cmd) tea.Msg {
+	t.Helper()
+	msg := runCmd(t, cmd)
+	batch, ok := msg.(tea.BatchMsg)
+	if !ok {
+		return msg
+	}
+	for _, c := range batch {
+		if c == nil {
+			continue
+		}
+		switch msg := runCmd(t, c).(type) {
+		case jobMsg, jobClosedMsg:
+			return msg
+		}
+	}
+	t.Fatal("no job message in the batch")
+	return nil
+}
+
 // settle runs cmd and the commands that follow from it, feeding their
 // messages to the model, until none is left; it reports whether one of
 // them quit the program.
@@ -118,7 +141,7 @@ func settle(t *testing.T, m *ui, cmd tea.Cmd) (quit bool) {
 			cmds = append(cmds, msg...)
 		case tea.QuitMsg:
 			quit = true
-		case jobMsg, jobClosedMsg, linesMsg, modelChosenMsg:
+		case jobMsg, jobClosedMsg, answerMsg, statusMsg, modelChosenMsg, warningsMsg:
 			_, next := m.Update(msg)
 			cmds = append(cmds, next)
 		}

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -17,6 +18,15 @@ type shownJob struct {
 	job        *job.Job
 	queue      *queue
 	cancelling bool
+	shown      shown     // what the log already shows of the job's results
+	start      time.Time // when the job started
+}
+
+// shown records the details the log showed while a job ran, so that its
+// summary does not repeat them.
+type shown struct {
+	diffs     map[string]bool // paths whose edit diff was shown
+	checkTail bool            // a failing check's output was shown
 }
 
 // queue carries a job's events and final result from the job's goroutine to

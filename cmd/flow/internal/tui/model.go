@@ -2,10 +2,12 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"time"
 
+	"charm.land/bubbles/v2/spinner"
 	"charm.land/bubbles/v2/textinput"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
 	"flow/runtime/agent"
@@ -17,10 +19,13 @@ const (
 	defaultWidth  = 80
 	defaultHeight = 24
 	// chromeLines are the lines around the log: two header lines, two
-	// rules, the hint line and the input line.
+	// rules, the hint line and the input line (plus the warnings line of
+	// the header when there are warnings).
 	chromeLines = 6
 	// maxLogLines bounds the log; the oldest lines go first.
 	maxLogLines = 5000
+	// wheelRows is how far one mouse wheel step scrolls.
+	wheelRows = 3
 	// maxHistory bounds the input history.
 	maxHistory = 500
 	prompt     = "flow > "
@@ -39,10 +44,25 @@ type ui struct {
 
 	width, height int
 
-	log      []logLine
-	logDirty bool           // the viewport does not show log yet
-	pending  map[string]int // index in log of a started tool call, check or turn
-	viewport viewport.Model
+	// log holds the log's lines; log[i] is line number base+i, so that
+	// pending, places and stream keep pointing at their lines while the
+	// oldest lines are dropped.
+	log     []logLine
+	base    int64
+	pending map[string]int64 // line of a started tool call, check or turn
+	places  map[int64]int64  // line reserved for a command's answer, by place id
+	nextID  int64            // the last place id given
+	stream  *stream          // the model text streaming in, if any
+	// scroll is how many screen rows the view is above the log's end; 0
+	// follows the end. logHeight is the log's share of the screen.
+	scroll    int
+	logHeight int
+	warnings  []string // the status report's warnings, for the header
+
+	spin spinner.Model
+	now  func() time.Time
+	step step // what the job is doing now, for the hint line
+	role step // the role in progress
 
 	input   textinput.Model
 	history []string
@@ -69,27 +89,30 @@ func newModel(ctx context.Context, rt Runtime, opts Options) *ui {
 		workspace: opts.Workspace,
 		trusted:   opts.Trusted,
 		models:    opts.Models,
-		pending:   map[string]int{},
-		viewport:  viewport.New(),
+		pending:   map[string]int64{},
+		places:    map[int64]int64{},
 		input:     in,
+		spin:      spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+		now:       time.Now,
 	}
-	m.viewport.SoftWrap = false           // renderLog wraps, once per line and width
-	m.viewport.KeyMap = viewport.KeyMap{} // keys belong to the input line
 	m.resize(defaultWidth, defaultHeight)
 	return m
 }
 
-// Init implements tea.Model.
-func (m *ui) Init() tea.Cmd { return nil }
+// Init implements tea.Model: it asks for the status, whose warnings the
+// header shows.
+func (m *ui) Init() tea.Cmd {
+	ctx, rt := m.ctx, m.rt
+	return func() tea.Msg { return warningsMsg(rt.Status(ctx).Warnings) }
+}
 
-// Update implements tea.Model. The log is re-rendered once per message,
-// however many lines the message added.
+// warningsMsg carries the status report's warnings to the header.
+type warningsMsg []string
+
+// Update implements tea.Model. Nothing here renders the log: View renders
+// only the rows on screen.
 func (m *ui) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	cmd := m.update(msg)
-	if m.logDirty {
-		m.refreshLog()
-	}
-	return m, cmd
+	return m, m.update(msg)
 }
 
 // update handles one message.
@@ -101,15 +124,33 @@ func (m *ui) update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
 	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.scrollBy(wheelRows)
+		case tea.MouseWheelDown:
+			m.scrollBy(-wheelRows)
+		}
+		return nil
+	case spinner.TickMsg:
+		if m.job == nil {
+			return nil // the spinner stops with the job
+		}
 		var cmd tea.Cmd
-		m.viewport, cmd = m.viewport.Update(msg)
+		m.spin, cmd = m.spin.Update(msg)
 		return cmd
 	case jobMsg:
 		return m.handleJob(msg)
 	case jobClosedMsg:
 		return nil
-	case linesMsg:
-		m.appendLines(msg...)
+	case answerMsg:
+		m.fill(msg.place, msg.lines)
+		return nil
+	case statusMsg:
+		m.setWarnings(msg.status.Warnings)
+		m.fill(msg.place, statusLines(msg.status))
+		return nil
+	case warningsMsg:
+		m.setWarnings(msg)
 		return nil
 	case modelChosenMsg:
 		m.chooseModel(msg)
@@ -142,10 +183,10 @@ func (m *ui) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.historyNext()
 		return nil
 	case "pgup":
-		m.viewport.PageUp()
+		m.scrollBy(max(1, m.logHeight-1))
 		return nil
 	case "pgdown":
-		m.viewport.PageDown()
+		m.scrollBy(-max(1, m.logHeight-1))
 		return nil
 	}
 	var cmd tea.Cmd
@@ -255,7 +296,7 @@ func (m *ui) handleJob(msg jobMsg) tea.Cmd {
 		case agent.Event:
 			m.addEvent(it)
 		case runDoneMsg:
-			m.appendLines(runSummaryLines(it.report)...)
+			m.appendLines(runSummaryLines(it.report, j.shown)...)
 			done = true
 		case checkDoneMsg:
 			m.appendLines(checkReportLines(it.report)...)
@@ -272,16 +313,16 @@ func (m *ui) handleJob(msg jobMsg) tea.Cmd {
 		return waitJob(j.id, j.queue)
 	}
 	m.job = nil
+	m.stream = nil
 	// Work that started but never reported its end (the job was cancelled
 	// or failed) no longer looks in progress.
-	for _, i := range m.pending {
-		if i < len(m.log) {
-			text := strings.TrimSuffix(m.log[i].text, "…") + "stopped"
-			m.log[i] = logLine{kind: lineDim, text: text}.styled()
-			m.logDirty = true
+	for _, n := range m.pending {
+		if l := m.line(n); l != nil {
+			text := strings.TrimSuffix(l.text, "…") + "stopped"
+			*l = logLine{kind: lineDim, text: text}.styled()
 		}
 	}
-	m.pending = map[string]int{}
+	m.pending = map[string]int64{}
 	if m.quitWhenIdle {
 		return tea.Quit
 	}
@@ -298,60 +339,202 @@ type (
 // addEvent renders one progress event; an end event replaces the line of
 // its start event when that is still in the log.
 func (m *ui) addEvent(e agent.Event) {
+	m.track(e)
+	if e.Kind == agent.EventModelDelta {
+		m.addDelta(e)
+		return
+	}
 	line, key, ok := eventLine(e)
 	if !ok {
 		return
 	}
 	switch e.Kind {
 	case agent.EventToolStart, agent.EventCheckStart, agent.EventModelTurn:
-		m.pending[key] = len(m.log)
+		m.pending[key] = m.end()
 		m.appendLines(line)
 		return
+	case agent.EventModelReply:
+		m.stream = nil
+	}
+	replaced := false
+	switch e.Kind {
 	case agent.EventToolEnd, agent.EventCheckEnd, agent.EventModelReply:
-		if i, found := m.pending[key]; found && i < len(m.log) {
+		if n, found := m.pending[key]; found {
 			delete(m.pending, key)
-			m.log[i] = line.styled()
-			m.logDirty = true
-			return
-		}
-	}
-	m.appendLines(line)
-}
-
-// appendLines adds lines to the log.
-func (m *ui) appendLines(lines ...logLine) {
-	for _, l := range lines {
-		m.log = append(m.log, l.styled())
-	}
-	if over := len(m.log) - maxLogLines; over > 0 {
-		m.log = append([]logLine(nil), m.log[over:]...)
-		for k, i := range m.pending {
-			if i < over {
-				delete(m.pending, k)
-			} else {
-				m.pending[k] = i - over
+			if l := m.line(n); l != nil {
+				*l = line.styled()
+				replaced = true
 			}
 		}
 	}
-	m.logDirty = true
+	if !replaced {
+		m.appendLines(line)
+	}
+	if m.job != nil {
+		m.appendLines(eventDetailLines(e, &m.job.shown)...)
+	}
+}
+
+// step is what a job is doing, since when.
+type step struct {
+	label string
+	start time.Time
+}
+
+// track follows the job's current step for the hint line.
+func (m *ui) track(e agent.Event) {
+	now := m.now()
+	switch e.Kind {
+	case agent.EventRoleStart:
+		m.role = step{e.Role, now}
+		m.step = m.role
+	case agent.EventModelTurn:
+		m.step = step{fmt.Sprintf("%s turn %d", e.Role, e.Turn), now}
+	case agent.EventToolStart:
+		m.step = step{strings.TrimSpace(e.Role + " " + e.Tool + " " + oneLine(e.Message, eventDetailWidth)), now}
+	case agent.EventCheckStart:
+		m.step = step{"check " + e.Check, now}
+	case agent.EventToolEnd, agent.EventCheckEnd, agent.EventModelReply, agent.EventRoleEnd:
+		if e.Kind == agent.EventRoleEnd {
+			m.role = step{}
+		}
+		m.step = m.role
+		if m.step.label == "" && m.job != nil {
+			m.step = step{m.job.kind + " in progress", m.job.start}
+		}
+	}
+}
+
+// Bounds of the streamed model text in the log.
+const (
+	maxStreamLines = 400  // lines of one model turn
+	maxStreamLine  = 2000 // bytes of one line
+	streamIndent   = "  "
+)
+
+// stream is the model turn whose text is streaming into the log.
+type stream struct {
+	key   string
+	last  int64 // the line being streamed into; -1 before the first
+	lines int
+	cut   bool
+}
+
+// addDelta appends a chunk of the model's text: the last line grows in
+// place, each newline starts a line.
+func (m *ui) addDelta(e agent.Event) {
+	key := fmt.Sprintf("turn/%s/%d", e.Role, e.Turn)
+	if m.stream == nil || m.stream.key != key {
+		m.stream = &stream{key: key, last: -1}
+	}
+	s := m.stream
+	for i, part := range strings.Split(expandTabs(e.Message), "\n") {
+		if s.cut {
+			return
+		}
+		if i == 0 && s.last >= 0 {
+			if l := m.line(s.last); l != nil {
+				if len(l.text) < maxStreamLine {
+					*l = logLine{kind: lineModel, text: l.text + part}.styled()
+				}
+				continue
+			}
+		}
+		if s.last < 0 && strings.TrimSpace(part) == "" {
+			continue // no blank lines before the text
+		}
+		if s.lines == maxStreamLines {
+			m.appendLines(logLine{kind: lineDim, text: streamIndent + "… (more text not shown)"})
+			s.cut = true
+			return
+		}
+		s.last = m.end()
+		s.lines++
+		m.appendLines(logLine{kind: lineModel, text: streamIndent + part})
+	}
+}
+
+// end is the number the next line of the log will have.
+func (m *ui) end() int64 { return m.base + int64(len(m.log)) }
+
+// line returns line n of the log, or nil when it was dropped.
+func (m *ui) line(n int64) *logLine {
+	i := n - m.base
+	if i < 0 || i >= int64(len(m.log)) {
+		return nil
+	}
+	return &m.log[i]
+}
+
+// appendLines adds lines to the log. A view scrolled up stays on the rows
+// it shows.
+func (m *ui) appendLines(lines ...logLine) {
+	for _, l := range lines {
+		l = l.styled()
+		if m.scroll > 0 {
+			m.scroll += len(l.wrapped(m.width))
+		}
+		m.log = append(m.log, l)
+	}
+	if over := len(m.log) - maxLogLines; over > 0 {
+		clear(m.log[:over])
+		m.log = m.log[over:]
+		m.base += int64(over)
+	}
+}
+
+// reserve adds the place of a command's answer to the log and returns its
+// id: answers fill their places in the order the commands were typed,
+// whatever order they arrive in.
+func (m *ui) reserve() int64 {
+	m.nextID++
+	m.places[m.nextID] = m.end()
+	m.appendLines(logLine{kind: lineDim, text: "  …"})
+	return m.nextID
+}
+
+// fill puts an answer into the place with id place, or at the end of the
+// log when the place was dropped or cleared.
+func (m *ui) fill(place int64, lines []logLine) {
+	n, ok := m.places[place]
+	delete(m.places, place)
+	if l := m.line(n); ok && l != nil {
+		before := len(l.wrapped(m.width))
+		*l = logLine{group: append([]logLine(nil), lines...)}.styled()
+		if m.scroll > 0 && n < m.end()-1 {
+			m.scroll += len(l.wrapped(m.width)) - before
+		}
+		return
+	}
+	m.appendLines(lines...)
 }
 
 // clearLog empties the log (/clear).
 func (m *ui) clearLog() {
+	m.base += int64(len(m.log))
 	m.log = nil
-	m.pending = map[string]int{}
-	m.logDirty = true
+	m.pending = map[string]int64{}
+	m.stream = nil
+	m.scroll = 0
 }
 
-// refreshLog puts the log into the viewport and follows the end of the log
-// when the view was there.
-func (m *ui) refreshLog() {
-	m.logDirty = false
-	follow := m.viewport.AtBottom()
-	m.viewport.SetContent(renderLog(m.log, m.viewport.Width()))
-	if follow {
-		m.viewport.GotoBottom()
+// scrollBy scrolls the view up by rows (down when negative), within the
+// log.
+func (m *ui) scrollBy(rows int) {
+	m.scroll = max(0, m.scroll+rows)
+	if rows > 0 {
+		total := 0
+		for i := len(m.log) - 1; i >= 0 && total < m.scroll+m.logHeight; i-- {
+			total += len(m.log[i].wrapped(m.width))
+		}
+		m.scroll = min(m.scroll, max(0, total-m.logHeight))
 	}
+}
+
+// setWarnings shows warnings in the header (which then has one more line).
+func (m *ui) setWarnings(warnings []string) {
+	m.warnings = warnings
+	m.resize(m.width, m.height)
 }
 
 // resize lays the UI out for a width × height terminal.
@@ -363,8 +546,10 @@ func (m *ui) resize(width, height int) {
 		height = defaultHeight
 	}
 	m.width, m.height = width, height
-	m.viewport.SetWidth(width)
-	m.viewport.SetHeight(max(1, height-chromeLines))
+	chrome := chromeLines
+	if len(m.warnings) > 0 {
+		chrome++
+	}
+	m.logHeight = max(1, height-chrome)
 	m.input.SetWidth(max(1, width-len(prompt)-1))
-	m.refreshLog()
 }

@@ -110,7 +110,7 @@ func TestRunShowsLiveEventsThenSummary(t *testing.T) {
 	wait(t, rt.emitted, "the run's events")
 
 	// The events are shown while the run is still going.
-	msg := runCmd(t, cmd)
+	msg := jobBatch(t, cmd)
 	_, next := m.Update(msg)
 	live := screen(m)
 	assertContains(t, live,
@@ -313,9 +313,10 @@ func TestUndoCommand(t *testing.T) {
 		{"error", report.Undo{}, errors.New("disk on fire"), []string{"error  undo failed: disk on fire"}},
 		{
 			"restored",
-			report.Undo{Status: "ok", RunID: "r-1", Restored: []string{"a.go"}, Removed: []string{"new.go"}, Message: "undid 2 files"},
+			report.Undo{Status: "ok", RunID: "r-1", Restored: []string{"a.go"}, Removed: []string{"new.go"}, Message: "undid 2 files",
+				Diffs: []report.FileDiff{{Path: "a.go", Added: 1, Removed: 1, Diff: "@@ -1 +1 @@\n-package b\n+package a\n"}}},
 			nil,
-			[]string{"undo ok · run r-1", "  restored  a.go", "  removed  new.go", "  message  undid 2 files"},
+			[]string{"undo ok · run r-1", "  restored  a.go  +1 -1\n    @@ -1 +1 @@\n    -package b\n    +package a", "  removed  new.go", "  message  undid 2 files"},
 		},
 	}
 	for _, tt := range tests {

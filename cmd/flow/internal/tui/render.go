@@ -15,6 +15,7 @@ const (
 	maxListedFiles   = 20 // changed files listed in a run summary
 	maxSummaryLines  = 40 // lines of a run's summary text
 	maxOutputTail    = 8  // output lines shown for a failing check
+	maxDiffLines     = 40 // lines of one file's diff
 	detailWidth      = 200
 	eventDetailWidth = 60
 )
@@ -78,7 +79,7 @@ func eventLine(e agent.Event) (line logLine, key string, ok bool) {
 		if e.Status != report.StatusOK {
 			kind = kindOfStatus(e.Status)
 		}
-		return cols(kind, e.Role, tool, e.Status, duration(e.DurationMS), truncated, problem()), toolKey, true
+		return cols(kind, e.Role, tool, e.Status, diffStat(e.Diff), duration(e.DurationMS), truncated, problem()), toolKey, true
 	case agent.EventCheckStart:
 		return cols(lineDim, "check", e.Check, "…"), "check/" + e.Check, true
 	case agent.EventCheckEnd:
@@ -95,11 +96,102 @@ func eventLine(e agent.Event) (line logLine, key string, ok bool) {
 	return cols(lineDim, e.Role, string(e.Kind), e.Status), "", true
 }
 
+// eventDetailLines renders what follows an event's line: an edit's diff,
+// the output tail of the checks a verification found failing. It records
+// in shown what it rendered.
+func eventDetailLines(e agent.Event, sh *shown) []logLine {
+	switch e.Kind {
+	case agent.EventToolEnd:
+		if e.Diff == nil || e.Status != report.StatusOK {
+			return nil
+		}
+		if sh.diffs != nil {
+			sh.diffs[e.Diff.Path] = true
+		}
+		return diffLines(*e.Diff, "    ")
+	case agent.EventVerification:
+		v := e.Verification
+		if v == nil {
+			return nil
+		}
+		var lines []logLine
+		for _, c := range v.Checks {
+			if c.Status != report.StatusOK {
+				lines = append(lines, logLine{kind: kindOfStatus(c.Status), text: "  failing check  " + checkDetail(c)})
+				lines = append(lines, checkTail(c, "    ")...)
+				sh.checkTail = true
+			}
+		}
+		return lines
+	}
+	return nil
+}
+
+// diffStat renders a diff's size, "+3 -1"; "" without a diff.
+func diffStat(d *report.FileDiff) string {
+	switch {
+	case d == nil:
+		return ""
+	case d.Binary:
+		return "binary"
+	}
+	return fmt.Sprintf("+%d -%d", d.Added, d.Removed)
+}
+
+// diffLines renders a unified diff as coloured log lines, without its file
+// header, at most maxDiffLines of them, marking a cut.
+func diffLines(d report.FileDiff, indent string) []logLine {
+	if d.Binary {
+		return []logLine{{kind: lineDim, text: indent + "binary file " + d.Change}}
+	}
+	var lines []logLine
+	all := strings.Split(strings.TrimRight(d.Diff, "\n"), "\n")
+	for i, l := range all {
+		if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "diff ") || l == "" {
+			continue
+		}
+		if len(lines) == maxDiffLines {
+			lines = append(lines, logLine{kind: lineDim, text: fmt.Sprintf("%s… (%d more diff lines)", indent, len(all)-i)})
+			return lines
+		}
+		kind := lineDim
+		switch {
+		case strings.HasPrefix(l, "@@"):
+			kind = lineDiffHunk
+		case strings.HasPrefix(l, "+"):
+			kind = lineDiffAdd
+		case strings.HasPrefix(l, "-"):
+			kind = lineDiffDel
+		}
+		lines = append(lines, logLine{kind: kind, text: indent + expandTabs(strings.TrimRight(l, "\r"))})
+	}
+	if d.Truncated {
+		lines = append(lines, logLine{kind: lineDim, text: indent + "… (diff cut)"})
+	}
+	return lines
+}
+
+// expandTabs replaces tabs with four spaces (code keeps its indentation;
+// sanitize would make each tab one space).
+func expandTabs(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
+
+// checkTail returns the tail of a failing check's output: its stderr, or
+// its stdout when stderr is blank.
+func checkTail(c report.CheckResult, indent string) []logLine {
+	out := c.Stderr
+	if strings.TrimSpace(out) == "" {
+		out = c.Stdout
+	}
+	return tail(out, indent, maxOutputTail)
+}
+
 // runSummaryLines renders the end of a run: a greppable first line such as
-// "run ok · verified · 1 changed file · 3.2s", then the changed files, the
-// failing checks with their exit codes, the reason or error, the reviewer's
+// "run ok · verified · 1 changed file · 3.2s", then the reason (when the
+// run is not verified) or error, the changed files with their diffstat
+// (and the diffs the log did not show yet), the failing checks with their
+// exit codes and output tail (unless the log showed it), the reviewer's
 // verdict and issues, and the run's summary.
-func runSummaryLines(r report.Run) []logLine {
+func runSummaryLines(r report.Run, sh shown) []logLine {
 	verified := "not verified"
 	if r.Verified {
 		verified = "verified"
@@ -112,12 +204,28 @@ func runSummaryLines(r report.Run) []logLine {
 	add := func(kind lineKind, label, text string) {
 		lines = append(lines, logLine{kind: kind, text: "  " + label + "  " + text})
 	}
+	// The reason leads: it is what a person acts on.
+	if r.Reason != "" && (r.Status != report.StatusOK || !r.Verified) {
+		add(lineWarn, "reason", oneLine(r.Reason, detailWidth))
+	}
+	if r.Error != "" && r.Error != r.Reason {
+		add(lineError, "error", oneLine(r.Error, detailWidth))
+	}
 	for i, f := range r.ChangedFiles {
 		if i == maxListedFiles {
 			add(lineDim, "changed", fmt.Sprintf("… and %d more", len(r.ChangedFiles)-i))
 			break
 		}
-		add(lineText, "changed", f)
+		var d *report.FileDiff
+		for j := range r.Diffs {
+			if r.Diffs[j].Path == f {
+				d = &r.Diffs[j]
+			}
+		}
+		add(lineText, "changed", strings.Join(nonEmpty(f, diffStat(d)), "  "))
+		if d != nil && !sh.diffs[f] {
+			lines = append(lines, diffLines(*d, "    ")...)
+		}
 	}
 	checks := r.Checks
 	if len(checks) == 0 && r.Verification != nil {
@@ -126,13 +234,10 @@ func runSummaryLines(r report.Run) []logLine {
 	for _, c := range checks {
 		if c.Status != report.StatusOK {
 			add(kindOfStatus(c.Status), "failing check", checkDetail(c))
+			if !sh.checkTail {
+				lines = append(lines, checkTail(c, "    ")...)
+			}
 		}
-	}
-	if r.Reason != "" {
-		add(lineWarn, "reason", oneLine(r.Reason, detailWidth))
-	}
-	if r.Error != "" {
-		add(lineError, "error", oneLine(r.Error, detailWidth))
 	}
 	var reviewer *report.Role
 	for i := range r.Roles {
@@ -191,14 +296,9 @@ func checkReportLines(r report.CheckReport) []logLine {
 	lines := []logLine{{kind: kindOfStatus(r.Status), text: fmt.Sprintf("check %s · %s", r.Status, verified)}}
 	for _, c := range r.Checks {
 		lines = append(lines, logLine{kind: kindOfStatus(c.Status), text: "  " + checkDetail(c)})
-		if c.Status == report.StatusOK {
-			continue
+		if c.Status != report.StatusOK {
+			lines = append(lines, checkTail(c, "    ")...)
 		}
-		out := c.Stderr
-		if strings.TrimSpace(out) == "" {
-			out = c.Stdout
-		}
-		lines = append(lines, tail(out, "    ", maxOutputTail)...)
 	}
 	if r.Reason != "" && r.Status != report.StatusOK {
 		lines = append(lines, logLine{kind: lineWarn, text: "  reason  " + oneLine(r.Reason, detailWidth)})
@@ -209,7 +309,8 @@ func checkReportLines(r report.CheckReport) []logLine {
 	return append(lines, logLine{})
 }
 
-// undoLines renders the answer of /undo.
+// undoLines renders the answer of /undo: what it restored or removed,
+// with the diff of what it gave back.
 func undoLines(v report.Undo, err error) []logLine {
 	switch {
 	case errors.Is(err, ErrUndoUnavailable):
@@ -229,11 +330,29 @@ func undoLines(v report.Undo, err error) []logLine {
 	if v.Message != "" {
 		add(lineText, "message", oneLine(v.Message, detailWidth))
 	}
-	for _, f := range v.Restored {
-		add(lineText, "restored", f)
+	diffOf := func(path string) *report.FileDiff {
+		for i := range v.Diffs {
+			if v.Diffs[i].Path == path {
+				return &v.Diffs[i]
+			}
+		}
+		return nil
 	}
-	for _, f := range v.Removed {
-		add(lineText, "removed", f)
+	for _, group := range []struct {
+		label string
+		files []string
+	}{{"restored", v.Restored}, {"removed", v.Removed}} {
+		for i, f := range group.files {
+			if i == maxListedFiles {
+				add(lineDim, group.label, fmt.Sprintf("… and %d more", len(group.files)-i))
+				break
+			}
+			d := diffOf(f)
+			add(lineText, group.label, strings.Join(nonEmpty(f, diffStat(d)), "  "))
+			if d != nil {
+				lines = append(lines, diffLines(*d, "    ")...)
+			}
+		}
 	}
 	for _, c := range v.Conflicts {
 		add(lineWarn, "conflict", c.Path+"  "+oneLine(c.Reason, detailWidth))

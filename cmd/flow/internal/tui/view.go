@@ -2,7 +2,9 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	tea "charm.land/bubbletea/v2"
@@ -12,28 +14,66 @@ import (
 )
 
 // View implements tea.Model: the header, the log, the hint line and the
-// input line, on the alternate screen.
+// input line, on the alternate screen. Its cost is bounded by the screen:
+// only the log's rows on screen are rendered.
 func (m *ui) View() tea.View {
 	rule := styleRule.Render(strings.Repeat("─", m.width))
 	title := styleTitle.Render("flow") + styleDim.Render(" · local planner / coder / reviewer · /help for commands")
 	info := "workspace " + sanitize(m.workspace) + " · " + styleMode[m.trusted].Render(modeText(m.trusted)) +
 		" · " + sanitize(modelsText(m.models))
-	parts := []string{
-		fit(title, m.width),
-		fit(info, m.width),
-		rule,
-		m.viewport.View(),
-		rule,
-		fit(m.hint(), m.width),
-		m.input.View(),
+	parts := []string{fit(title, m.width), fit(info, m.width)}
+	if w := warningsText(m.warnings); w != "" {
+		parts = append(parts, fit(styleWarnings.Render(w), m.width))
 	}
+	parts = append(parts, rule, m.visibleLog(), rule, fit(m.hint(), m.width), m.input.View())
 	v := tea.NewView(strings.Join(parts, "\n"))
 	v.AltScreen = true
 	v.WindowTitle = "flow"
 	return v
 }
 
-// hint is the line above the input: what Ctrl-C would do now.
+// warningsText is the header's warnings line: "⚠ first · second", "" for
+// none.
+func warningsText(warnings []string) string {
+	if len(warnings) == 0 {
+		return ""
+	}
+	short := make([]string, len(warnings))
+	for i, w := range warnings {
+		short[i] = sanitize(oneLine(w, detailWidth))
+	}
+	return "⚠ " + strings.Join(short, " · ")
+}
+
+// visibleLog renders the log's rows on screen, logHeight of them, walking
+// back from the end of the log: the cost is that of the rows shown (and
+// of those scrolled past), never that of the whole log. Each line's
+// wrapping is cached in the line. Every line is sanitised when styled, so
+// text from the model, tools or files can never carry terminal escape
+// sequences to the screen.
+func (m *ui) visibleLog() string {
+	rows := make([]string, 0, m.logHeight)
+	skip := m.scroll
+	for i := len(m.log) - 1; i >= 0 && len(rows) < m.logHeight; i-- {
+		w := m.log[i].wrapped(m.width)
+		for j := len(w) - 1; j >= 0 && len(rows) < m.logHeight; j-- {
+			if skip > 0 {
+				skip--
+				continue
+			}
+			rows = append(rows, w[j])
+		}
+	}
+	slices.Reverse(rows)
+	for len(rows) < m.logHeight {
+		rows = append(rows, "")
+	}
+	return strings.Join(rows, "\n")
+}
+
+// hint is the line above the input: what the job is doing, or the keys.
+// Each form fits 80 columns; on a narrower terminal the least useful
+// parts go first.
 func (m *ui) hint() string {
 	switch {
 	case m.quitArmed:
@@ -41,31 +81,48 @@ func (m *ui) hint() string {
 	case m.job != nil && m.job.cancelling:
 		return styleLine[lineWarn].Render(m.job.kind + " " + msgCancelling)
 	case m.job != nil:
-		return styleLine[lineInput].Render(m.job.kind+" in progress…") + styleDim.Render(" · Ctrl-C cancels")
+		elapsed := " " + elapsedText(m.now().Sub(m.step.start))
+		cancel := " · Ctrl-C cancels"
+		label := m.step.label
+		if label == "" {
+			label = m.job.kind
+		}
+		spin := m.spin.View() + " "
+		room := m.width - ansi.StringWidth(spin) - len(elapsed) - len(cancel)
+		if room < 12 {
+			cancel = ""
+			room = m.width - ansi.StringWidth(spin) - len(elapsed)
+		}
+		label = ansi.Truncate(sanitize(label), max(1, room), "…")
+		return styleLine[lineInput].Render(spin+label) + styleDim.Render(elapsed+cancel)
 	}
-	return styleDim.Render("Enter runs a task or a command · Up/Down history · PgUp/PgDn scroll · Ctrl-D quits")
+	return styleDim.Render(fitParts(m.width, idleHints...))
 }
 
-// renderLog joins the log's lines, styled and wrapped to width cells, for
-// the viewport. The styled and wrapped forms are cached in the lines. Every
-// line is sanitised when styled, so text from the model, tools or files
-// can never carry terminal escape sequences to the screen.
-func renderLog(lines []logLine, width int) string {
-	var b strings.Builder
-	for i := range lines {
-		l := &lines[i]
-		if l.rendered == "" && l.text != "" {
-			*l = l.styled()
+// idleHints are the keys the idle hint line names, most useful first.
+var idleHints = []string{"Enter runs a task or /command", "↑/↓ history", "PgUp/PgDn scroll", "Ctrl-D quits"}
+
+// fitParts joins parts with " · ", leaving out the parts from the last
+// one on that would not fit width cells.
+func fitParts(width int, parts ...string) string {
+	out := parts[0]
+	for _, p := range parts[1:] {
+		if ansi.StringWidth(out+" · "+p) > width {
+			break
 		}
-		if l.wrapWidth != width {
-			l.wrapped, l.wrapWidth = ansi.Wrap(l.rendered, width, ""), width
-		}
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(l.wrapped)
+		out += " · " + p
 	}
-	return b.String()
+	return out
+}
+
+// elapsedText renders a step's elapsed time: "0.4s", "12.0s", "2m05s".
+func elapsedText(d time.Duration) string {
+	d = max(0, d)
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	s := int64(d / time.Second)
+	return fmt.Sprintf("%dm%02ds", s/60, s%60)
 }
 
 // fit cuts a styled line to width cells.
