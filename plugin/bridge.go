@@ -426,8 +426,24 @@ func (b *Bridge) Call(ctx context.Context, tool string, args map[string]any) (ma
 		}
 		return res, nil
 	}
-	// The freshness gate asks about the file the call names, else runs
-	// the probe of Context.
+	start := time.Now()
+	res, err := b.gate(ctx, tool, args)
+	if err != nil || res != nil {
+		// Refused before the tool reached the editor: logged under the
+		// tool's name too, so the log shows why each operation failed.
+		b.logCall(tool, start, res, err)
+		return res, err
+	}
+	return b.request(ctx, tool, args)
+}
+
+// gate is the freshness gate before a call of tool: it asks about the file
+// the call names (editor_context {path = ...}), else runs the probe of
+// [Bridge.Context]. It returns the refusal result (or the bridge failure),
+// or nil when the tool may run. A file_write over a buffer with unsaved
+// changes is refused here; the editor module refuses it too, but flow does
+// not rely on that.
+func (b *Bridge) gate(ctx context.Context, tool string, args map[string]any) (map[string]any, error) {
 	var c editor.Context
 	var err error
 	path, hasPath := args["path"].(string)
@@ -454,7 +470,6 @@ func (b *Bridge) Call(ctx context.Context, tool string, args map[string]any) (ma
 		return nil, err
 	}
 	if tool == "file_write" && c.Modified {
-		// The editor module refuses this too; flow does not rely on it.
 		res := map[string]any{"status": report.StatusError, "code": "dirty_buffer",
 			"error": "buffer " + path + " has unsaved changes: save or discard it"}
 		if n, ok := c.Raw["bufnr"]; ok {
@@ -462,7 +477,7 @@ func (b *Bridge) Call(ctx context.Context, tool string, args map[string]any) (ma
 		}
 		return res, nil
 	}
-	return b.request(ctx, tool, args)
+	return nil, nil
 }
 
 // Status describes the bridge for a status report: ok with the advertised

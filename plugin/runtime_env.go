@@ -29,6 +29,7 @@ func (env RuntimeEnv) ServiceOptions(opts agent.ServiceOptions) agent.ServiceOpt
 	opts.FS = env.FS
 	if env.Editor != nil {
 		opts.Editor = env.Editor
+		opts.FileIO = FileIOEditor
 	}
 	return opts
 }
