@@ -15,10 +15,10 @@ import (
 	"flow/plugin/nvimtest"
 	"flow/runtime/agent"
 	"flow/runtime/config"
+	floweditor "flow/runtime/editor"
 	"flow/runtime/model/ollama"
 	"flow/runtime/model/ollamatest"
 	"flow/runtime/report"
-	"flow/runtime/verify"
 )
 
 // roseModule provides flow's editor tool module under Rose's name, with
@@ -159,7 +159,7 @@ func TestRoseHelpPageCurrent(t *testing.T) {
 		t.Fatalf("current buftype = %v, want help", bt)
 	}
 	chk := svc.Check(t.Context(), "", nil)
-	if chk.Status != report.StatusStale || chk.Reason != verify.ReasonUnsavedBuffers || len(chk.Checks) != 0 {
+	if chk.Status != report.StatusStale || chk.Reason != "buffer b.go has unsaved changes: save or discard it; checks would not see the change" || len(chk.Checks) != 0 {
 		t.Errorf("Check() with unsaved b.go = %s %q (%d checks), want stale without running", chk.Status, chk.Reason, len(chk.Checks))
 	}
 
@@ -173,5 +173,38 @@ func TestRoseHelpPageCurrent(t *testing.T) {
 	}
 	if strings.Contains(log, "workspace.lua:88") {
 		t.Errorf("bridge log keeps Lua's position:\n%s", log)
+	}
+}
+
+// flow.tools answers editor_context {path = ...} whatever the current
+// buffer is: the freshness fields of that file, with the dirty-buffer list
+// of the whole workspace.
+func TestToolsEditorContextPath(t *testing.T) {
+	root := workspace(t, map[string]string{"a.go": "package a\n", "b.go": "package b\n"})
+	v := editor(t, root, true)
+	lua(t, v, `local b = vim.fn.bufadd('b.go'); vim.fn.bufload(b)
+		vim.api.nvim_buf_set_lines(b, 0, -1, false, {'package c'})
+		vim.cmd('help')`)
+	for _, tc := range []struct {
+		path           string
+		loaded, exists bool
+	}{{"a.go", false, true}, {"b.go", true, true}, {"new/c.go", false, false}} {
+		res := callTool(t, v, "editor_context", map[string]any{"path": tc.path})
+		c, err := floweditor.ParseContext(res, root)
+		if err != nil {
+			t.Fatalf("editor_context {path = %q} with a help page current = %v (%v)", tc.path, err, res)
+		}
+		if res["path"] != tc.path || res["loaded"] != tc.loaded || res["modified"] != tc.loaded {
+			t.Errorf("editor_context {path = %q} = path %v loaded %v modified %v, want %s loaded %v modified %v",
+				tc.path, res["path"], res["loaded"], res["modified"], tc.path, tc.loaded, tc.loaded)
+		}
+		if got := c.DirtyPaths(); len(got) != 1 || got[0] != "b.go" {
+			t.Errorf("editor_context {path = %q} dirty paths = %v, want [b.go]", tc.path, got)
+		}
+		entry, _ := c.Snapshot[tc.path].(map[string]any)
+		disk, _ := entry["disk"].(map[string]any)
+		if disk["exists"] != tc.exists {
+			t.Errorf("snapshot[%s].disk = %v, want exists %v (the path is observed)", tc.path, disk, tc.exists)
+		}
 	}
 }
