@@ -178,7 +178,12 @@ func (b *Bridge) exec(ctx context.Context, code string, args ...any) (any, error
 	select {
 	case r := <-done:
 		if r.err != nil {
-			return nil, b.fail(editor.Message(r.err.Error()))
+			msg := editor.Message(r.err.Error())
+			if strings.Contains(msg, "module '"+b.module+"' not found") {
+				msg = "Neovim has no Lua module " + b.module +
+					": load the editor tool module (Rose provides rose.tools), or name another with --editor-module"
+			}
+			return nil, b.fail(msg)
 		}
 		return r.v, nil
 	case <-timer.C:

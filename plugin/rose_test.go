@@ -208,3 +208,21 @@ func TestToolsEditorContextPath(t *testing.T) {
 		}
 	}
 }
+
+// A Neovim without the editor module: the failure names the module once,
+// without Lua's positions or traceback.
+func TestBridgeMissingModule(t *testing.T) {
+	root := workspace(t, map[string]string{"a.go": "package a\n"})
+	v := editor(t, root, true)
+	b := newBridge(t, v, root, "rose.tools", 10*time.Second)
+	_, err := b.Context(t.Context())
+	if err == nil {
+		t.Fatal("Context() without rose.tools = nil error")
+	}
+	msg := err.Error()
+	t.Logf("Context() = %s", msg)
+	if !strings.Contains(msg, "Neovim has no Lua module rose.tools") || strings.Contains(msg, "[string") || strings.Contains(msg, ".lua:") ||
+		strings.Contains(msg, "\n") || strings.Count(msg, "unavailable") > 1 {
+		t.Errorf("Context() without rose.tools = %q, want one line naming the module, without Lua positions", msg)
+	}
+}

@@ -205,6 +205,10 @@ var nvimCommands = []string{"run", "check", "status", "serve"}
 // that would ignore it must not accept it.
 func checkEditorFlags(o *options) error {
 	if o.nvim != "" && !slices.Contains(nvimCommands, o.command) && !o.help && o.command != "help" {
+		cmd := o.command
+		if o.version {
+			cmd = "version"
+		}
 		why := map[string]string{
 			"":        "the terminal UI works on the files on disk",
 			"tui":     "the terminal UI works on the files on disk",
@@ -212,7 +216,7 @@ func checkEditorFlags(o *options) error {
 			"undo":    "undo restores the files on disk; reload or close their buffers first",
 			"doctor":  "doctor checks the model backend and the check tools, not an editor",
 			"version": "version prints flow's version",
-		}[o.command]
+		}[cmd]
 		return usagef("--nvim is only valid with run, check, status and serve: %s", why)
 	}
 	if o.editorModule != "" && o.nvim == "" && o.command != "nvim" {

@@ -94,6 +94,11 @@ func Message(s string) string {
 		s = s[:i]
 	}
 	s = strings.TrimSpace(luaPosition.ReplaceAllString(s, "$1"))
+	// The wrappers go-client and Neovim put around a Lua error.
+	for _, p := range []string{"nvim:nvim_exec_lua exception: ", "Error executing lua: "} {
+		s = strings.TrimPrefix(s, p)
+	}
+	s = strings.TrimSuffix(s, ":")
 	if len(s) > 300 {
 		s = s[:300] + "..."
 	}

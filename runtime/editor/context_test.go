@@ -151,8 +151,8 @@ func TestSameObserved(t *testing.T) {
 func TestMessage(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"/home/u/.local/share/nvim/lazy/rose.nvim/lua/rose/tooling/workspace.lua:88: expected absolute filename", "expected absolute filename"},
-		{`[string "<nvim>"]:1: module 'rose.tools' not found:`, "module 'rose.tools' not found:"},
-		{"Error executing lua: lua/rose/tools.lua:12: lua/rose/tooling/files.lua:40: buffer is outside workspace\nstack traceback:\n\t[C]: in ?", "Error executing lua: buffer is outside workspace"},
+		{`[string "<nvim>"]:1: module 'rose.tools' not found:`, "module 'rose.tools' not found"},
+		{"nvim:nvim_exec_lua exception: Error executing lua: lua/rose/tools.lua:12: lua/rose/tooling/files.lua:40: buffer is outside workspace\nstack traceback:\n\t[C]: in ?", "buffer is outside workspace"},
 		{"refusing to overwrite an unsaved buffer", "refusing to overwrite an unsaved buffer"},
 		{"time 12:30: fine", "time 12:30: fine"},
 	}
