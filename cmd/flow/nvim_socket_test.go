@@ -94,19 +94,29 @@ func TestNvimSocketCommands(t *testing.T) {
 	}
 }
 
-// --nvim is refused (exit 2) by every command that would not honour it.
+// --nvim is refused (exit 2) by every command that would not honour it,
+// rather than accepted and ignored.
 func TestNvimFlagRefused(t *testing.T) {
 	t.Parallel()
 	ws := workspace(t)
 	sock := filepath.Join(socketDir(t), "nvim.sock")
-	for _, args := range [][]string{{"undo"}, {"doctor"}, {"tui"}, {"nvim"}, {}, {"status", "--nvim="}, {"run", "--editor-module", "rose.tools", "x"}} {
-		a := append(args, "--nvim", sock)
-		if len(args) == 2 && args[1] == "--nvim=" || len(args) == 4 {
-			a = args
-		}
-		r := runFlow(t, ws, hermeticEnv(t), a...)
-		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "--nvim") && !strings.Contains(r.stderr, "--editor-module") {
-			t.Errorf("flow %v = exit %d, stdout %q, stderr %q; want exit 2 naming the flag", a, r.code, r.stdout, r.stderr)
+	tests := []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"undo", "--nvim", sock}, "--nvim is only valid with run, check, status and serve: undo restores"},
+		{[]string{"doctor", "--nvim", sock}, "--nvim is only valid"},
+		{[]string{"tui", "--nvim", sock}, "--nvim is only valid"},
+		{[]string{"--nvim", sock}, "--nvim is only valid"},
+		{[]string{"nvim", "--nvim", sock}, "--nvim is only valid"},
+		{[]string{"--version", "--nvim", sock}, "version prints"},
+		{[]string{"status", "--nvim="}, "--nvim needs the path of a Neovim socket"},
+		{[]string{"run", "--editor-module", "rose.tools", "task"}, "--editor-module needs --nvim"},
+	}
+	for _, tc := range tests {
+		r := runFlow(t, ws, hermeticEnv(t), tc.argv...)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("flow %v = exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.argv, r.code, r.stdout, r.stderr, tc.want)
 		}
 	}
 }
