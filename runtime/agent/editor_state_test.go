@@ -90,7 +90,7 @@ func TestEditorStateDirtyAfterChecks(t *testing.T) {
 	h := newHarness(t, cfg, newScripted(t, editScript(verdict(true, "ok"))...))
 	h.agent.deps.EditorState = state
 	rep := h.run(t, "fix")
-	if rep.Verified || rep.Verification.Status != report.StatusStale || rep.Verification.Reason != "buffer b.go has unsaved changes: save or discard it; checks would not see the change" {
+	if rep.Verified || rep.Verification.Status != report.StatusStale || rep.Verification.Reason != verify.ReasonUnsavedBuffers {
 		t.Errorf("Run() verification = %s %q, want stale: unsaved buffers", rep.Verification.Status, rep.Verification.Reason)
 	}
 }

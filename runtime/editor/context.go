@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"slices"
 	"strings"
 
 	"flow/bufferfs"
@@ -103,43 +102,6 @@ func Message(s string) string {
 		s = s[:300] + "..."
 	}
 	return s
-}
-
-// DirtyPaths returns the workspace paths of the unsaved buffers, in the
-// editor's order, without repeats.
-func (c Context) DirtyPaths() []string {
-	var out []string
-	for _, d := range c.DirtyBuffers {
-		m, _ := d.(map[string]any)
-		if p := fieldString(m, "path"); p != "" && !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-	}
-	if len(out) == 0 && c.Modified {
-		if p := fieldString(c.Raw, "path"); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// UnsavedSentence names the unsaved buffers and what to do, such as
-// "buffer calc.go has unsaved changes: save or discard it"; "" when
-// nothing is unsaved.
-func (c Context) UnsavedSentence() string {
-	paths := c.DirtyPaths()
-	switch {
-	case len(paths) == 1:
-		return "buffer " + paths[0] + " has unsaved changes: save or discard it"
-	case len(paths) > 1:
-		if len(paths) > 5 {
-			paths = append(paths[:5:5], fmt.Sprintf("%d more", len(paths)-5))
-		}
-		return "buffers " + strings.Join(paths, ", ") + " have unsaved changes: save or discard them"
-	case c.Dirty():
-		return "a workspace buffer has unsaved changes: save or discard it"
-	}
-	return ""
 }
 
 // sameDir reports whether two paths name the same directory once symlinks

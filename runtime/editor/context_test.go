@@ -169,27 +169,3 @@ func TestMessage(t *testing.T) {
 		t.Errorf("ParseContext(error) = %v, want exactly the editor's message, wrapping ErrEditorUnavailable", err)
 	}
 }
-
-func TestUnsavedSentence(t *testing.T) {
-	dirty := func(paths ...string) editor.Context {
-		var list []any
-		for _, p := range paths {
-			list = append(list, map[string]any{"path": p, "changedtick": int64(4)})
-		}
-		return editor.Context{DirtyBuffers: list}
-	}
-	tests := []struct {
-		c    editor.Context
-		want string
-	}{
-		{editor.Context{}, ""},
-		{dirty("calc.go"), "buffer calc.go has unsaved changes: save or discard it"},
-		{dirty("a.go", "a.go", "b.go"), "buffers a.go, b.go have unsaved changes: save or discard them"},
-		{editor.Context{Modified: true, Raw: map[string]any{"path": "x.go"}}, "buffer x.go has unsaved changes: save or discard it"},
-	}
-	for _, tc := range tests {
-		if got := tc.c.UnsavedSentence(); got != tc.want {
-			t.Errorf("UnsavedSentence(%v) = %q, want %q", tc.c.DirtyBuffers, got, tc.want)
-		}
-	}
-}

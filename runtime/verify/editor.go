@@ -47,7 +47,7 @@ func (c *EditorChecks) Run(ctx context.Context, name string) report.CheckReport 
 		return editorReport(report.StatusUnverified, ReasonEditorUnavailable+err.Error(), nil)
 	}
 	if before.Dirty() {
-		return editorReport(report.StatusStale, UnsavedReason(before), nil)
+		return editorReport(report.StatusStale, ReasonUnsavedBuffers, nil)
 	}
 	rep := c.Checks.Run(ctx, name)
 	if ctx.Err() != nil {
@@ -58,22 +58,11 @@ func (c *EditorChecks) Run(ctx context.Context, name string) report.CheckReport 
 	case err != nil:
 		MarkCheckStale(&rep, ReasonEditorUnavailable+err.Error())
 	case after.Dirty():
-		MarkCheckStale(&rep, UnsavedReason(after))
+		MarkCheckStale(&rep, ReasonUnsavedBuffers)
 	case !editor.SameSnapshot(before.Snapshot, after.Snapshot):
 		MarkCheckStale(&rep, ReasonEditorChanged)
 	}
 	return rep
-}
-
-// UnsavedReason says which workspace buffers have unsaved changes and what
-// to do, such as "buffer calc.go has unsaved changes: save or discard it;
-// checks would not see the change"; [ReasonUnsavedBuffers] when the editor
-// named none.
-func UnsavedReason(c editor.Context) string {
-	if len(c.DirtyPaths()) == 0 {
-		return ReasonUnsavedBuffers
-	}
-	return c.UnsavedSentence() + "; checks would not see the change"
 }
 
 // editorReport is a check report in which no check ran.
@@ -100,7 +89,7 @@ func EditorSnapshot(ctx context.Context, ed EditorState) (map[string]any, string
 		return nil, ReasonEditorUnavailable + err.Error()
 	}
 	if c.Dirty() {
-		return nil, UnsavedReason(c)
+		return nil, ReasonUnsavedBuffers
 	}
 	if c.Snapshot == nil {
 		return map[string]any{}, ""
