@@ -217,6 +217,9 @@ func checkEditorFlags(o *options) error {
 			"doctor":  "doctor checks the model backend and the check tools, not an editor",
 			"version": "version prints flow's version",
 		}[cmd]
+		if why == "" {
+			why = commandName(cmd) + " does not work through the editor"
+		}
 		return usagef("--nvim is only valid with run, check, status and serve: %s", why)
 	}
 	if o.editorModule != "" && o.nvim == "" && o.command != "nvim" {
