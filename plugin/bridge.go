@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -45,6 +46,14 @@ type BridgeOptions struct {
 	// Root is flow's workspace root. The editor's workspace must resolve to
 	// the same directory, or every editor tool and edit is refused.
 	Root string
+	// Anchor, when set, names a workspace file for the freshness probe
+	// to ask about when nothing has been read or written through the
+	// bridge yet and the editor cannot describe its current buffer (see
+	// [Bridge.Context]); "" when there is none.
+	Anchor func(ctx context.Context) string
+	// Logger receives one debug record per editor request (tool,
+	// duration, status, failure); nil discards them.
+	Logger *slog.Logger
 }
 
 // Bridge is the editor bridge client of SPEC §12.2 over a go-client
@@ -57,8 +66,10 @@ type BridgeOptions struct {
 // Every request is bounded by the timeout; a timeout or transport failure
 // marks the bridge unavailable for good, and every later call fails
 // closed. Before every tool call except editor_context it checks the
-// editor's freshness API v1 and workspace. Its methods are safe for
-// concurrent use; it implements [bufferfs.EditorBridge].
+// editor's freshness API v1 and workspace, asking about the file the call
+// names (editor_context {path = ...}), so the kind of the editor's current
+// buffer does not matter. Its methods are safe for concurrent use; it
+// implements [bufferfs.EditorBridge].
 type Bridge struct {
 	v          *nvim.Nvim
 	module     string
@@ -66,11 +77,14 @@ type Bridge struct {
 	root       string
 	schemasLua string
 	callLua    string
+	anchorFn   func(ctx context.Context) string
+	log        *slog.Logger
 
 	mu      sync.Mutex
 	failed  error
 	schemas []map[string]any
 	fetched bool
+	anchor  string // the last path the editor described; see Context
 }
 
 var _ bufferfs.EditorBridge = (*Bridge)(nil)
@@ -88,7 +102,13 @@ func NewBridge(v *nvim.Nvim, opts BridgeOptions) (*Bridge, error) {
 	if t <= 0 {
 		t = DefaultTimeout
 	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	return &Bridge{
+		anchorFn:   opts.Anchor,
+		log:        log,
 		v:          v,
 		module:     mod,
 		timeout:    t,
@@ -130,7 +150,7 @@ func (b *Bridge) fail(reason string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.failed == nil {
-		b.failed = fmt.Errorf("%w: Neovim bridge unavailable: %s", bufferfs.ErrEditorUnavailable, reason)
+		b.failed = &editor.Error{Msg: "Neovim bridge unavailable: " + reason}
 	}
 	return b.failed
 }
@@ -158,7 +178,12 @@ func (b *Bridge) exec(ctx context.Context, code string, args ...any) (any, error
 	select {
 	case r := <-done:
 		if r.err != nil {
-			return nil, b.fail(oneLine(r.err.Error()))
+			msg := editor.Message(r.err.Error())
+			if strings.Contains(msg, "module '"+b.module+"' not found") {
+				msg = "Neovim has no Lua module " + b.module +
+					": load the editor tool module (Rose provides rose.tools), or name another with --editor-module"
+			}
+			return nil, b.fail(msg)
 		}
 		return r.v, nil
 	case <-timer.C:
@@ -179,7 +204,9 @@ func (b *Bridge) Schemas(ctx context.Context) ([]map[string]any, error) {
 		return b.schemas, nil
 	}
 	b.mu.Unlock()
+	start := time.Now()
 	raw, err := b.exec(ctx, b.schemasLua)
+	b.logCall("schemas", start, nil, err)
 	if err != nil {
 		return nil, err
 	}
@@ -266,30 +293,102 @@ func (b *Bridge) Tools(ctx context.Context) []string {
 	return names
 }
 
-// Context calls editor_context {} and validates the freshness fields and
-// the workspace (SPEC §12.4). A transport failure marks the bridge
-// unavailable; an invalid context is an error wrapping
-// [bufferfs.ErrEditorUnavailable] but leaves the bridge usable.
+// Context is the freshness probe (SPEC §12.4): editor_context about the
+// last file the editor described for this bridge (the one flow last read
+// or wrote), so that what the editor's current buffer is (a help page, a
+// terminal, a file tree, a file outside the workspace) does not matter;
+// the dirty-buffer list and the snapshot it returns cover the whole
+// workspace either way. Before any such file it asks about the current
+// buffer, and when the editor cannot describe that, about the workspace
+// file [BridgeOptions.Anchor] names. It validates the freshness fields and
+// the workspace. A transport failure marks the bridge unavailable; an
+// invalid context is an [*editor.Error] but leaves the bridge usable.
 func (b *Bridge) Context(ctx context.Context) (editor.Context, error) {
+	b.mu.Lock()
+	anchor := b.anchor
+	b.mu.Unlock()
+	if anchor != "" {
+		return b.contextOf(ctx, anchor)
+	}
 	res, err := b.request(ctx, "editor_context", map[string]any{})
 	if err != nil {
 		return editor.Context{}, err
 	}
-	return editor.ParseContext(res, b.root)
+	c, err := editor.ParseContext(res, b.root)
+	if err == nil || fieldString(res, "status") == "ok" || b.anchorFn == nil {
+		return c, err
+	}
+	path := b.anchorFn(ctx)
+	if path == "" {
+		return c, err
+	}
+	// The first question about a path makes the editor observe it; ask
+	// once more so that the snapshot compared later already holds it,
+	// whatever order the editor observes and snapshots in.
+	if _, err := b.contextOf(ctx, path); err != nil {
+		return editor.Context{}, err
+	}
+	return b.contextOf(ctx, path)
+}
+
+// contextOf calls editor_context {path = path} and validates it; a valid
+// result makes path the bridge's anchor.
+func (b *Bridge) contextOf(ctx context.Context, path string) (editor.Context, error) {
+	res, err := b.request(ctx, "editor_context", map[string]any{"path": path})
+	if err != nil {
+		return editor.Context{}, err
+	}
+	c, err := editor.ParseContext(res, b.root)
+	if err == nil {
+		b.mu.Lock()
+		b.anchor = path
+		b.mu.Unlock()
+	}
+	return c, err
 }
 
 // request calls the module's call(name, args) and requires an object
-// result.
+// result. The result's error text is cleaned of Lua's positions.
 func (b *Bridge) request(ctx context.Context, tool string, args map[string]any) (map[string]any, error) {
+	start := time.Now()
 	raw, err := b.exec(ctx, b.callLua, tool, wireArgs(args))
 	if err != nil {
+		b.logCall(tool, start, nil, err)
 		return nil, err
 	}
 	res, ok := raw.(map[string]any)
 	if !ok {
-		return errorResult("editor returned a non-object tool result"), nil
+		res = errorResult("editor returned a non-object tool result")
 	}
+	if msg, ok := res["error"].(string); ok {
+		res["error"] = editor.Message(msg)
+	}
+	b.logCall(tool, start, res, nil)
 	return res, nil
+}
+
+// logCall records one editor request at debug level.
+func (b *Bridge) logCall(tool string, start time.Time, res map[string]any, err error) {
+	if !b.log.Enabled(context.Background(), slog.LevelDebug) {
+		return
+	}
+	attrs := []any{"tool", tool, "duration", time.Since(start)}
+	switch {
+	case err != nil:
+		attrs = append(attrs, "error", err.Error())
+	case res != nil:
+		st := fieldString(res, "status")
+		attrs = append(attrs, "status", st)
+		if st != report.StatusOK {
+			attrs = append(attrs, "error", fieldString(res, "error"))
+		}
+	}
+	b.log.Debug("editor bridge call", attrs...)
+}
+
+func fieldString(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
 }
 
 // Call calls an editor tool. Tools outside [EditorTools] and file_read /
@@ -319,18 +418,71 @@ func (b *Bridge) Call(ctx context.Context, tool string, args map[string]any) (ma
 		if err != nil {
 			return nil, err
 		}
+		if fieldString(res, "status") != report.StatusOK {
+			return res, nil // the editor's own word on that buffer
+		}
 		if _, err := editor.ParseContext(res, b.root); err != nil {
 			return unavailableResult(err), nil
 		}
+		if p, ok := args["path"].(string); ok && p != "" {
+			b.mu.Lock()
+			b.anchor = p
+			b.mu.Unlock()
+		}
 		return res, nil
 	}
-	if _, err := b.Context(ctx); err != nil {
+	start := time.Now()
+	res, err := b.gate(ctx, tool, args)
+	if err != nil || res != nil {
+		// Refused before the tool reached the editor: logged under the
+		// tool's name too, so the log shows why each operation failed.
+		b.logCall(tool, start, res, err)
+		return res, err
+	}
+	return b.request(ctx, tool, args)
+}
+
+// gate is the freshness gate before a call of tool: it asks about the file
+// the call names (editor_context {path = ...}), else runs the probe of
+// [Bridge.Context]. It returns the refusal result (or the bridge failure),
+// or nil when the tool may run. A file_write over a buffer with unsaved
+// changes is refused here; the editor module refuses it too, but flow does
+// not rely on that.
+func (b *Bridge) gate(ctx context.Context, tool string, args map[string]any) (map[string]any, error) {
+	var c editor.Context
+	var err error
+	path, hasPath := args["path"].(string)
+	if hasPath && path != "" {
+		res, rerr := b.request(ctx, "editor_context", map[string]any{"path": path})
+		if rerr != nil {
+			return nil, rerr
+		}
+		if fieldString(res, "status") != report.StatusOK {
+			return res, nil // the editor refused the path itself
+		}
+		if c, err = editor.ParseContext(res, b.root); err == nil {
+			b.mu.Lock()
+			b.anchor = path
+			b.mu.Unlock()
+		}
+	} else {
+		c, err = b.Context(ctx)
+	}
+	if err != nil {
 		if errors.Is(err, bufferfs.ErrEditorUnavailable) && b.Err() == nil {
 			return unavailableResult(err), nil
 		}
 		return nil, err
 	}
-	return b.request(ctx, tool, args)
+	if tool == "file_write" && c.Modified {
+		res := map[string]any{"status": report.StatusError, "code": "dirty_buffer",
+			"error": "buffer " + path + " has unsaved changes: save or discard it"}
+		if n, ok := c.Raw["bufnr"]; ok {
+			res["bufnr"] = n
+		}
+		return res, nil
+	}
+	return nil, nil
 }
 
 // Status describes the bridge for a status report: ok with the advertised

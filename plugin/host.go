@@ -129,7 +129,8 @@ func ServeHost(ctx context.Context, stdin io.Reader, stdout io.WriteCloser, deps
 		return fmt.Errorf("flow nvim: %w", err)
 	}
 	h.v = v
-	if h.bridge, err = NewBridge(v, BridgeOptions{Module: deps.Module, Timeout: h.timeout, Root: h.root}); err != nil {
+	if h.bridge, err = NewBridge(v, BridgeOptions{Module: deps.Module, Timeout: h.timeout, Root: h.root,
+		Anchor: DiskAnchor(disk), Logger: h.log}); err != nil {
 		return fmt.Errorf("flow nvim: %w", err)
 	}
 	h.fs = bufferfs.NewEditor(disk, h.bridge)

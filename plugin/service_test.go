@@ -33,7 +33,7 @@ func TestServiceWithEditor(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer disk.Close()
-	env, v, err := plugin.AttachSocket(sock, disk, true, "flow.tools", 10*time.Second)
+	env, v, err := plugin.AttachSocket(sock, disk, true, plugin.SocketOptions{Module: "flow.tools", Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatalf("AttachSocket(%s) = %v", sock, err)
 	}

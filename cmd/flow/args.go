@@ -123,6 +123,9 @@ func parseArgs(argv []string) (*options, error) {
 			o.trusted = true
 		case "--nvim":
 			o.nvim, err = needValue()
+			if err == nil && o.nvim == "" {
+				err = usagef("--nvim needs the path of a Neovim socket")
+			}
 		case "--editor-timeout":
 			var v string
 			if v, err = needValue(); err == nil {
@@ -180,11 +183,47 @@ func checkArity(o *options) error {
 	if o.json && !slices.Contains([]string{"run", "check", "status", "undo", "doctor"}, o.command) {
 		return usagef("--json is only valid with run, check, status, undo and doctor")
 	}
+	if err := checkEditorFlags(o); err != nil {
+		return err
+	}
 	if o.name != "" && o.command != "check" {
 		return usagef("--name is only valid with check")
 	}
 	if o.version && o.command != "" && o.command != "version" {
 		return usagef("--version is not valid with %s", o.command)
+	}
+	return nil
+}
+
+// nvimCommands are the commands that honour --nvim: they work through the
+// attached editor (buffer-aware reads and writes, checks refused over
+// unsaved buffers, freshness, the editor in status reports).
+var nvimCommands = []string{"run", "check", "status", "serve"}
+
+// checkEditorFlags refuses --nvim where it cannot mean the editor: the flag
+// promises that flow will not write over unsaved buffers, so a command
+// that would ignore it must not accept it.
+func checkEditorFlags(o *options) error {
+	if o.nvim != "" && !slices.Contains(nvimCommands, o.command) && !o.help && o.command != "help" {
+		cmd := o.command
+		if o.version {
+			cmd = "version"
+		}
+		why := map[string]string{
+			"":        "the terminal UI works on the files on disk",
+			"tui":     "the terminal UI works on the files on disk",
+			"nvim":    "flow nvim talks to the Neovim that started it",
+			"undo":    "undo restores the files on disk; reload or close their buffers first",
+			"doctor":  "doctor checks the model backend and the check tools, not an editor",
+			"version": "version prints flow's version",
+		}[cmd]
+		if why == "" {
+			why = commandName(cmd) + " does not work through the editor"
+		}
+		return usagef("--nvim is only valid with run, check, status and serve: %s", why)
+	}
+	if o.editorModule != "" && o.nvim == "" && o.command != "nvim" {
+		return usagef("--editor-module needs --nvim")
 	}
 	return nil
 }

@@ -14,13 +14,13 @@ import (
 // cmdRun implements `flow run TASK...`: one run, one JSON report. Progress
 // goes to stderr when it is a terminal (unless --quiet).
 func cmdRun(ctx context.Context, e *env) (any, string, error) {
-	rt, err := openRuntime(e, false)
+	svc, closeAll, err := openService(e)
 	if err != nil {
 		return nil, "", err
 	}
-	defer rt.Close()
+	defer closeAll()
 	task := strings.Join(e.opts.args, " ")
-	rep := rt.service(nil).Run(ctx, task, progressSink(e))
+	rep := svc.Run(ctx, task, progressSink(e))
 	if ctx.Err() != nil && len(rep.ChangedFiles) > 0 {
 		fmt.Fprintf(e.stderr, "flow: edits written before the interrupt (run %s):\n", rep.RunID)
 		for _, f := range rep.ChangedFiles {

@@ -7,7 +7,6 @@ import (
 	"os"
 
 	flowmcp "flow/mcp"
-	"flow/plugin"
 	"flow/runtime/agent"
 	"flow/runtime/job"
 	"flow/runtime/report"
@@ -29,23 +28,12 @@ func cmdServe(ctx context.Context, e *env) int {
 		return exitUsage
 	}
 	defer closeAll()
-	var env *plugin.RuntimeEnv
-	if e.opts.nvim != "" {
-		// The editor bridge to a private Neovim socket (Rose): every file
-		// read and write goes through the editor. A socket that is not
-		// private, not a socket, or does not answer within the editor
-		// timeout is refused at start — never a silent fall back to disk.
-		attached, v, err := plugin.AttachSocket(e.opts.nvim, rt.disk, rt.cfg.Trusted, e.opts.editorModule, editorTimeout(e))
-		if err != nil {
-			fmt.Fprintf(e.stderr, "flow: --nvim %s: %s\n", e.opts.nvim, err)
-			return exitUsage
-		}
-		defer v.Close()
-		env = &attached
-	} else if e.opts.editorModule != "" {
-		fmt.Fprintln(e.stderr, "flow: --editor-module needs --nvim")
+	env, closeEditor, err := rt.attachEditor(e, logger)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "flow: %s\n", err)
 		return exitUsage
 	}
+	defer closeEditor()
 	svc := rt.service(env)
 	srv := flowmcp.NewServer(serviceRuntime{svc}, flowmcp.Options{Version: flowVersion(), Logger: logger})
 	err = srv.Serve(ctx, e.stdin, e.stdout)

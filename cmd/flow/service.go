@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
 
 	"flow/bufferfs"
@@ -111,4 +112,40 @@ func openJournal(e *env, cfg *config.Config) (*journal.Store, error) {
 		return nil, err
 	}
 	return journal.Open(dir, cfg.Workspace, journal.Options{})
+}
+
+// attachEditor connects to the editor of --nvim (SPEC §12.2) for a command
+// that works through it (serve, run, check, status): the environment whose
+// file system is buffer-aware and whose session is the bridge, and a
+// function that closes the connection. Without --nvim it returns nil. A
+// socket that is not private, not a socket, or does not answer within the
+// editor timeout is an error: never a silent fall back to disk.
+func (w *workspaceRuntime) attachEditor(e *env, logger *slog.Logger) (*plugin.RuntimeEnv, func(), error) {
+	if e.opts.nvim == "" {
+		return nil, func() {}, nil
+	}
+	attached, v, err := plugin.AttachSocket(e.opts.nvim, w.disk, w.cfg.Trusted, plugin.SocketOptions{
+		Module: e.opts.editorModule, Timeout: editorTimeout(e), Logger: logger,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("--nvim %s: %w", e.opts.nvim, err)
+	}
+	return &attached, func() { v.Close() }, nil
+}
+
+// openService opens the runtime of a report command (run, check, status)
+// and its service: through the editor with --nvim, exactly as `flow serve
+// --nvim` has it, else over the disk. closeAll releases everything; bridge
+// calls are logged to $FLOW_LOG_FILE at debug level.
+func openService(e *env) (svc *agent.Service, closeAll func(), err error) {
+	rt, logger, closeRT, err := openServer(e)
+	if err != nil {
+		return nil, nil, err
+	}
+	env, closeEditor, err := rt.attachEditor(e, logger)
+	if err != nil {
+		closeRT()
+		return nil, nil, err
+	}
+	return rt.service(env), func() { closeEditor(); closeRT() }, nil
 }

@@ -5,11 +5,11 @@ import "context"
 // cmdStatus implements `flow status`: the effective configuration, the
 // workspace's state and its last run. It never contacts the model.
 func cmdStatus(ctx context.Context, e *env) (any, string, error) {
-	rt, err := openRuntime(e, false)
+	svc, closeAll, err := openService(e)
 	if err != nil {
 		return nil, "", err
 	}
-	defer rt.Close()
-	st := rt.service(nil).Status(ctx)
+	defer closeAll()
+	st := svc.Status(ctx)
 	return st, st.Status, nil
 }

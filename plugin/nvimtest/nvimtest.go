@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -272,8 +273,13 @@ func Listen(t testing.TB, sock string, opts Options) {
 	})
 	deadline := time.Now().Add(10 * time.Second)
 	for {
+		// The socket file exists once bound, a moment before Neovim
+		// listens: wait until a connection is accepted.
 		if st, err := os.Lstat(sock); err == nil && st.Mode()&os.ModeSocket != 0 {
-			return
+			if c, err := net.Dial("unix", sock); err == nil {
+				c.Close()
+				return
+			}
 		}
 		select {
 		case <-exited:

@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"flow/bufferfs"
@@ -40,23 +41,23 @@ const (
 // ParseContext validates an editor_context result against flow's
 // root: status "ok", a workspace that resolves to root, and the v1
 // freshness fields (modified, dirty_buffers, workspace_snapshot,
-// workspace_snapshot_version = 1). Every failure wraps
-// [bufferfs.ErrEditorUnavailable]: flow then refuses editor tools and
-// edits.
+// workspace_snapshot_version = 1). Every failure is an [*Error] wrapping
+// [bufferfs.ErrEditorUnavailable] whose text says the cause once: flow
+// then refuses editor tools and edits.
 func ParseContext(res map[string]any, root string) (Context, error) {
 	ws, ok := res["workspace"].(string)
 	if fieldString(res, "status") != "ok" || !ok {
-		detail := fieldString(res, "error")
+		detail := Message(fieldString(res, "error"))
 		if detail == "" {
-			detail = fmt.Sprintf("%v", res)
+			detail = fmt.Sprintf("editor_context returned %v", res)
 			if len(detail) > 300 {
 				detail = detail[:300] + "..."
 			}
 		}
-		return Context{}, fmt.Errorf("%w: editor context unavailable: %s", bufferfs.ErrEditorUnavailable, detail)
+		return Context{}, &Error{Msg: detail}
 	}
 	if !sameDir(ws, root) {
-		return Context{}, fmt.Errorf("%w: %s (editor %q, flow %q)", bufferfs.ErrEditorUnavailable, msgMismatch, ws, root)
+		return Context{}, &Error{Msg: fmt.Sprintf("%s (editor %q, flow %q)", msgMismatch, ws, root)}
 	}
 	c := Context{Workspace: ws, Raw: res}
 	version, ok := fieldInt(res, "workspace_snapshot_version")
@@ -64,10 +65,43 @@ func ParseContext(res map[string]any, root string) (Context, error) {
 	snap, okSnap := objectOrEmpty(res["workspace_snapshot"])
 	dirty, okDirty := listOrEmpty(res["dirty_buffers"])
 	if !ok || version != 1 || !okMod || !okSnap || !okDirty {
-		return Context{}, fmt.Errorf("%w: %s", bufferfs.ErrEditorUnavailable, msgFreshnessAPI)
+		return Context{}, &Error{Msg: msgFreshnessAPI}
 	}
 	c.Modified, c.Snapshot, c.DirtyBuffers = modified, snap, dirty
 	return c, nil
+}
+
+// Error is a failure of the attached editor: its message says the cause
+// once (no "editor unavailable: ..." chain), and it wraps
+// [bufferfs.ErrEditorUnavailable] for errors.Is.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap returns [bufferfs.ErrEditorUnavailable].
+func (e *Error) Unwrap() error { return bufferfs.ErrEditorUnavailable }
+
+// luaPosition matches the "file.lua:12: " and `[string "..."]:1: ` prefixes
+// Lua's error() puts before a message, at its start or after a ": ".
+var luaPosition = regexp.MustCompile(`(^|: )(?:[^\s:]+\.lua:\d+: |\[string "[^"]*"\]:\d+: )+`)
+
+// Message returns an editor's error text as one line for people: without
+// the file:line: positions Lua adds, without a traceback, at most 300
+// bytes.
+func Message(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimSpace(luaPosition.ReplaceAllString(s, "$1"))
+	// The wrappers go-client and Neovim put around a Lua error.
+	for _, p := range []string{"nvim:nvim_exec_lua exception: ", "Error executing lua: "} {
+		s = strings.TrimPrefix(s, p)
+	}
+	s = strings.TrimSuffix(s, ":")
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
 }
 
 // sameDir reports whether two paths name the same directory once symlinks

@@ -39,7 +39,7 @@ func TestParseEditorContext(t *testing.T) {
 			m["dirty_buffers"] = []any{map[string]any{"path": "a.go", "changedtick": int64(9)}}
 		}, dirty: true},
 		{name: "modified", edit: func(m map[string]any) { m["modified"] = true }, dirty: true},
-		{name: "error status", edit: func(m map[string]any) { m["status"] = "error"; m["error"] = "boom" }, want: "editor context unavailable: boom"},
+		{name: "error status", edit: func(m map[string]any) { m["status"] = "error"; m["error"] = "/x/rose/tooling/workspace.lua:88: boom" }, want: "boom"},
 		{name: "other workspace", edit: func(m map[string]any) { m["workspace"] = t.TempDir() }, want: "workspace mismatch"},
 		{name: "missing version", remove: "workspace_snapshot_version", want: "freshness API v1"},
 		{name: "version 2", edit: func(m map[string]any) { m["workspace_snapshot_version"] = int64(2) }, want: "freshness API v1"},
@@ -144,5 +144,28 @@ func TestSameObserved(t *testing.T) {
 				t.Error("SameObserved() gave no reason")
 			}
 		})
+	}
+}
+
+// Editor errors are said once, without Lua's positions or a traceback.
+func TestMessage(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/home/u/.local/share/nvim/lazy/rose.nvim/lua/rose/tooling/workspace.lua:88: expected absolute filename", "expected absolute filename"},
+		{`[string "<nvim>"]:1: module 'rose.tools' not found:`, "module 'rose.tools' not found"},
+		{"nvim:nvim_exec_lua exception: Error executing lua: lua/rose/tools.lua:12: lua/rose/tooling/files.lua:40: buffer is outside workspace\nstack traceback:\n\t[C]: in ?", "buffer is outside workspace"},
+		{"refusing to overwrite an unsaved buffer", "refusing to overwrite an unsaved buffer"},
+		{"time 12:30: fine", "time 12:30: fine"},
+	}
+	for _, tc := range tests {
+		if got := editor.Message(tc.in); got != tc.want {
+			t.Errorf("Message(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	root := t.TempDir()
+	m := edContext(root)
+	m["status"], m["error"] = "error", "/x/rose/tooling/workspace.lua:88: expected absolute filename"
+	_, err := editor.ParseContext(m, root)
+	if err == nil || err.Error() != "expected absolute filename" || !errors.Is(err, bufferfs.ErrEditorUnavailable) {
+		t.Errorf("ParseContext(error) = %v, want exactly the editor's message, wrapping ErrEditorUnavailable", err)
 	}
 }
