@@ -126,11 +126,28 @@ function M.undo(o)
   require("flow").undo(id ~= "" and id or nil)
 end
 
---- :FlowLog: opens the log file in a split.
+--- :FlowLog: opens the log file in a split, at its end (the latest run and
+--- the output of its failing checks).
 function M.log()
   local path = require("flow.config").log_file()
   vim.cmd("split " .. vim.fn.fnameescape(path))
   vim.bo.readonly = true
+  vim.cmd("silent! normal! G")
+end
+
+--- :FlowDiff: shows the last run's diff in the flow://diff scratch buffer
+--- (filetype diff).
+function M.diff()
+  local r = require("flow").last_diff_report()
+  if not require("flow.ui").show_diff(r) then
+    local why = "flow: no run yet in this workspace"
+    if r and type(r.changed_files) == "table" and #r.changed_files > 0 then
+      why = "flow: the last run's report carries no diff"
+    elseif r then
+      why = "flow: the last run changed no file"
+    end
+    vim.notify(why, vim.log.levels.INFO, { title = "flow" })
+  end
 end
 
 return M

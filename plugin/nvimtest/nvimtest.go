@@ -285,3 +285,60 @@ func Listen(t testing.TB, sock string, opts Options) {
 		}
 	}
 }
+
+// AttachUI attaches v as a width×height UI (its redraw notifications are
+// dropped), so that Neovim behaves as with a person in front of it: a
+// message longer than the command line then stops at a hit-enter prompt.
+// Without a UI no prompt ever appears.
+func AttachUI(t testing.TB, v *nvim.Nvim, width, height int) {
+	t.Helper()
+	if err := v.RegisterHandler("redraw", func(...any) {}); err != nil {
+		t.Fatalf("register redraw: %v", err)
+	}
+	if err := v.AttachUI(width, height, map[string]any{"ext_linegrid": true}); err != nil {
+		t.Fatalf("attach UI: %v", err)
+	}
+}
+
+// Prompt reports whether Neovim waits at a prompt (hit-enter, more,
+// confirm) and its mode. It uses nvim_get_mode, which answers even while
+// Neovim is blocked.
+func Prompt(t testing.TB, v *nvim.Nvim) (string, bool) {
+	t.Helper()
+	type reply struct {
+		m   *nvim.Mode
+		err error
+	}
+	done := make(chan reply, 1)
+	go func() {
+		m, err := v.Mode()
+		done <- reply{m, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			t.Fatalf("nvim_get_mode: %v", r.err)
+		}
+		return r.m.Mode, r.m.Blocking || strings.HasPrefix(r.m.Mode, "r")
+	case <-time.After(CallTimeout):
+		t.Fatalf("nvim_get_mode: no answer after %s", CallTimeout)
+	}
+	return "", false
+}
+
+// NoPrompt fails the test when Neovim waits at a prompt, after letting its
+// main loop run once (a hit-enter prompt appears when the loop returns
+// from the callback that printed too much).
+func NoPrompt(t testing.TB, v *nvim.Nvim) {
+	t.Helper()
+	if mode, blocked := Prompt(t, v); blocked {
+		t.Fatalf("Neovim waits at a prompt (mode %q)", mode)
+	}
+	if _, err := Try(v, CallTimeout, "return vim.wait(0)"); err != nil {
+		mode, _ := Prompt(t, v)
+		t.Fatalf("Neovim does not answer (mode %q): %v", mode, err)
+	}
+	if mode, blocked := Prompt(t, v); blocked {
+		t.Fatalf("Neovim waits at a prompt (mode %q)", mode)
+	}
+}
