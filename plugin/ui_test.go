@@ -69,11 +69,11 @@ func bufferText(t *testing.T, v *nvim.Nvim, name string) []string {
 	return lines
 }
 
-// TestUIRunShowsDiff: a run report with diffs shows each diff in flow://run
+// TestPluginUIRunShowsDiff: a run report with diffs shows each diff in flow://run
 // with the FlowDiff* highlights (linked to DiffAdd/DiffDelete), quickfix
 // entries at the hunk's first changed line, and :FlowDiff shows the hunk in
 // a diff buffer.
-func TestUIRunShowsDiff(t *testing.T) {
+func TestPluginUIRunShowsDiff(t *testing.T) {
 	t.Parallel()
 	ws := workspace(t, map[string]string{"a.go": uiNew})
 	v := uiEditor(t, ws, false)
@@ -135,8 +135,8 @@ func TestUIRunShowsDiff(t *testing.T) {
 	}
 }
 
-// TestUIFlowDiffWithoutRun: :FlowDiff before any run says so in one line.
-func TestUIFlowDiffWithoutRun(t *testing.T) {
+// TestPluginUIFlowDiffWithoutRun: :FlowDiff before any run says so in one line.
+func TestPluginUIFlowDiffWithoutRun(t *testing.T) {
 	t.Parallel()
 	ws := workspace(t, map[string]string{"a.go": uiNew})
 	v := uiEditor(t, ws, false)
@@ -150,11 +150,11 @@ func TestUIFlowDiffWithoutRun(t *testing.T) {
 	}
 }
 
-// TestUICheckOutputInQuickfix: the output of a failing check goes into the
+// TestPluginUICheckOutputInQuickfix: the output of a failing check goes into the
 // quickfix list through flow's 'errorformat', for the test and lint output
 // of Go, Python, TypeScript and JavaScript; names of files that do not
 // exist are dropped.
-func TestUICheckOutputInQuickfix(t *testing.T) {
+func TestPluginUICheckOutputInQuickfix(t *testing.T) {
 	t.Parallel()
 	files := map[string]string{}
 	for _, f := range []string{"calc_test.go", "calc.go", "pkg/deep_test.go", "test_calc.py", "src/app.ts", "calc.test.js", "lint.js"} {
@@ -214,9 +214,9 @@ func TestUICheckOutputInQuickfix(t *testing.T) {
 	}
 }
 
-// TestUIFailingCheckTail: the tail of a failing check's output is in
+// TestPluginUIFailingCheckTail: the tail of a failing check's output is in
 // flow://run and in the log file :FlowLog opens.
-func TestUIFailingCheckTail(t *testing.T) {
+func TestPluginUIFailingCheckTail(t *testing.T) {
 	t.Parallel()
 	ws := workspace(t, map[string]string{"calc_test.go": "package calc\n"})
 	v := uiEditor(t, ws, false)
@@ -247,13 +247,13 @@ func TestUIFailingCheckTail(t *testing.T) {
 	}
 }
 
-// TestUINotificationLeadsWithReason: the notification is one line leading
+// TestPluginUINotificationLeadsWithReason: the notification is one line leading
 // with the report's reason, cut to the command line with a UI attached, so
 // no hit-enter prompt follows even for a long multi-line reason; a reason
 // about unsaved buffers that names no file names the unsaved buffer and
 // says to save or discard it; an undo conflict names the file; wording
 // meant for the model is removed.
-func TestUINotificationLeadsWithReason(t *testing.T) {
+func TestPluginUINotificationLeadsWithReason(t *testing.T) {
 	t.Parallel()
 	ws := workspace(t, map[string]string{"a.go": uiOld})
 	v := uiEditor(t, ws, true)
@@ -289,7 +289,7 @@ func TestUINotificationLeadsWithReason(t *testing.T) {
 
 	msg = notify("undo", map[string]any{"status": "error", "workspace": ws, "error": "some files could not be restored",
 		"conflicts": []any{map[string]any{"path": "a.go", "reason": "file has unsaved changes in Neovim (buffer 1): save or discard them first, or ask the user to; the file was not written"}}})
-	if !strings.HasPrefix(msg, "flow undo error: a.go: file has unsaved changes") || strings.Contains(msg, "ask the user") {
+	if msg != "flow undo error: a.go has unsaved changes: save or discard it" || strings.Contains(msg, "ask the user") {
 		t.Errorf("notification of a refused undo = %q, want the file and no wording for the model", msg)
 	}
 

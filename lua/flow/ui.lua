@@ -316,7 +316,11 @@ function M.reason(r)
   local conflict = list(r.conflicts)[1]
   local text = str(r.reason)
   if text == "" and type(conflict) == "table" then
-    text = str(conflict.path) .. ": " .. str(conflict.reason)
+    if str(conflict.reason):lower():find("unsaved", 1, true) then
+      text = str(conflict.path) .. " has unsaved changes: save or discard it"
+    else
+      text = str(conflict.path) .. ": " .. str(conflict.reason)
+    end
   end
   if text == "" then
     text = str(r.error)
