@@ -538,6 +538,42 @@ cmd = ["grep", "-q", "package", "a.go"]
 	want(items, text, "ERROR", "flow binary not found or not executable: /nonexistent/flow")
 }
 
+// TestNvimCheckHealthOnboarding: :checkhealth flow warns a new user: no
+// configuration file, no checks (runs cannot be verified), the workspace
+// being the home directory; each once.
+func TestNvimCheckHealthOnboarding(t *testing.T) {
+	t.Parallel()
+	v := nvimtest.New(t, nvimtest.Options{})
+	home := nvimtest.Exec(t, v, "return vim.env.HOME").(string)
+	nvimtest.Exec(t, v, "require('flow').setup({ cmd = { (select(1, ...)) }, workspace = select(2, ...) })", flowBin, home)
+	items, text := nvimtest.Health(t, v, "flow")
+	for _, sub := range []string{"No configuration file was loaded, so flow runs on its defaults",
+		"No checks are configured, so runs cannot be verified", "The workspace is your home directory " + home} {
+		it, ok := nvimtest.FindHealth(items, "WARNING", sub)
+		if !ok {
+			t.Errorf("checkhealth flow =\n%s\nwant a WARNING containing %q", text, sub)
+			continue
+		}
+		n := 0
+		for _, other := range items {
+			if strings.Contains(other.Text, sub) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("checkhealth flow =\n%s\nwant %q reported once (%v), got %d", text, sub, it, n)
+		}
+	}
+
+	// A project directory is no warning.
+	ws := goWorkspace(t)
+	nvimtest.Exec(t, v, "require('flow').setup({ cmd = { (select(1, ...)) }, workspace = select(2, ...) })", flowBin, ws)
+	items, text = nvimtest.Health(t, v, "flow")
+	if _, ok := nvimtest.FindHealth(items, "WARNING", "The workspace is"); ok {
+		t.Errorf("checkhealth flow in a project =\n%s\nwant no workspace warning", text)
+	}
+}
+
 // closedURL returns the URL of a loopback port that nothing listens on.
 func closedURL(t *testing.T) string {
 	t.Helper()

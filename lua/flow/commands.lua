@@ -108,6 +108,9 @@ function M.status()
   if type(r.editor) == "table" then
     lines[#lines + 1] = "editor: " .. tostring(r.editor.status) .. (r.editor.error ~= nil and r.editor.error ~= vim.NIL and (" (" .. tostring(r.editor.error) .. ")") or "")
   end
+  for _, w in ipairs(type(r.warnings) == "table" and r.warnings or {}) do
+    lines[#lines + 1] = "warning: " .. tostring(w)
+  end
   if r.busy then
     lines[#lines + 1] = "busy: a run or check is in progress"
   end
