@@ -287,6 +287,19 @@ func TestPluginUINotificationLeadsWithReason(t *testing.T) {
 		t.Errorf("notification of a run refused over an unsaved buffer = %q, want a.go and \"save or discard\"", msg)
 	}
 
+	// A reason naming the file but too long for the command line gives way
+	// to the editor's shorter sentence.
+	msg = notify("run", map[string]any{"status": "stale", "verified": false, "workspace": ws,
+		"reason": "a.go has unsaved changes in Neovim, so the checks would not see what the run wrote: save or discard it, then run flow again"})
+	if msg != "flow build stale: a.go has unsaved changes: save or discard it" {
+		t.Errorf("notification of a long unsaved-buffer reason = %q", msg)
+	}
+	msg = notify("run", map[string]any{"status": "ok", "verified": false, "workspace": ws, "changed_files": []any{"a.go"},
+		"reason": "No check is required"})
+	if msg != "flow build ok, not verified: No check is required" {
+		t.Errorf("notification of an unverified run = %q, want the reason it is not verified", msg)
+	}
+
 	msg = notify("undo", map[string]any{"status": "error", "workspace": ws, "error": "some files could not be restored",
 		"conflicts": []any{map[string]any{"path": "a.go", "reason": "file has unsaved changes in Neovim (buffer 1): save or discard them first, or ask the user to; the file was not written"}}})
 	if msg != "flow undo error: a.go has unsaved changes: save or discard it" || strings.Contains(msg, "ask the user") {

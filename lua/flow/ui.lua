@@ -297,7 +297,25 @@ end
 --- file names the editor's unsaved buffers.
 ---@param r table
 ---@return string
+-- "a.go has unsaved changes: save or discard it" for the unsaved buffers of
+-- the result's workspace, or nil when there are none.
+local function unsaved_sentence(r)
+  local files = unsaved_buffers(str(r.workspace) ~= "" and r.workspace or config.workspace())
+  if #files == 0 then
+    return nil, files
+  end
+  return string.format("%s %s unsaved changes: save or discard %s",
+    table.concat(files, ", "), #files == 1 and "has" or "have", #files == 1 and "it" or "them"), files
+end
+
+local function about_unsaved(text)
+  return text:lower():find("unsaved", 1, true) ~= nil
+end
+
 function M.reason(r)
+  if r.status == "ok" and r.verified == false and str(r.reason) ~= "" then
+    return M.human(r.reason)
+  end
   if r.status == "ok" then
     local diffs = M.diffs(r)
     if #diffs > 0 then
@@ -331,15 +349,14 @@ function M.reason(r)
   if text == "" then
     text = str(r.message)
   end
-  if text:lower():find("unsaved", 1, true) then
-    local files = unsaved_buffers(str(r.workspace) ~= "" and r.workspace or config.workspace())
+  if about_unsaved(text) then
+    local sentence, files = unsaved_sentence(r)
     local named = false
     for _, f in ipairs(files) do
       named = named or text:find(f, 1, true) ~= nil
     end
-    if #files > 0 and not named then
-      text = string.format("%s %s unsaved changes: save or discard %s",
-        table.concat(files, ", "), #files == 1 and "has" or "have", #files == 1 and "it" or "them")
+    if sentence and not named then
+      text = sentence
     end
   end
   return M.human(text)
@@ -425,6 +442,13 @@ function M.notification(op, r)
     room = vim.o.columns - 12
   end
   room = math.max(room - 1, 20)
+  if vim.fn.strdisplaywidth(text) > room and r.status ~= "ok" and about_unsaved(reason) then
+    -- The editor knows the unsaved buffers: a shorter sentence that fits.
+    local sentence = unsaved_sentence(r)
+    if sentence then
+      text = head .. ": " .. sentence
+    end
+  end
   if vim.fn.strdisplaywidth(text) > room then
     local chars = vim.fn.strchars(text)
     while chars > 0 and vim.fn.strdisplaywidth(text) > room - 1 do
