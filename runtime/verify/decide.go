@@ -85,10 +85,14 @@ func Decide(checks report.CheckReport, coverage []report.Coverage, fingerprints 
 		if c.Status == report.StatusOK {
 			continue
 		}
+		checksPassed := v.Verified
 		v.Verified = false
 		if !failureStatuses[v.Status] {
 			v.Status = report.StatusUnverified
-			v.Reason = coverageReason(c)
+			if checksPassed {
+				// A check failure or absence is the cause to name first.
+				v.Reason = coverageReason(c)
+			}
 		}
 		break
 	}
