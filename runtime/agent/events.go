@@ -71,6 +71,9 @@ type Event struct {
 	// ModelCall is the report's entry of the model call that ended
 	// (model_reply only): cycle, tokens, done reason and tool-call counts.
 	ModelCall *report.Event `json:"model_call,omitempty"`
+	// Diff is the edit's diff (tool_end of a successful file_write or
+	// file_edit only): the file before the call against after it.
+	Diff *report.FileDiff `json:"diff,omitempty"`
 	// Report is the final report (run end only).
 	Report *report.Run `json:"report,omitempty"`
 	// Verification is the verification result (verification events only).

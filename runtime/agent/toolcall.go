@@ -75,6 +75,7 @@ func (r *run) execute1(ctx context.Context, role string, turn int, st *report.Ro
 	detail := callDetail(c)
 	r.emit(Event{Kind: EventToolStart, Role: role, Turn: turn, Tool: c.Name, ToolCallID: c.ID, Message: detail})
 	t0 := r.a.deps.Now()
+	r.edit.reset()
 	res := r.tools.Call(ctx, role, c)
 	ms := r.a.deps.Now().Sub(t0).Milliseconds()
 
@@ -102,9 +103,14 @@ func (r *run) execute1(ctx context.Context, role string, turn int, st *report.Ro
 		DurationMS: ms, Bytes: len(content), Truncated: res.Truncated,
 	}
 	r.rep.Events = append(r.rep.Events, ev)
+	var edit *report.FileDiff
+	if status == report.StatusOK && res.Changed != "" {
+		edit = r.edit.diffOf(res.Changed)
+	}
 	r.emit(Event{
 		Kind: EventToolEnd, Role: role, Turn: turn, Tool: c.Name, ToolCallID: c.ID, Status: status,
 		Error: errMsg, DurationMS: ms, Bytes: len(content), Truncated: res.Truncated, Message: detail,
+		Diff: edit,
 	})
 	return model.Message{Role: model.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content}, status, res.Changed != ""
 }

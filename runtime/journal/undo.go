@@ -3,12 +3,14 @@ package journal
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"flow/bufferfs"
+	"flow/runtime/diff"
 	"flow/runtime/report"
 )
 
@@ -131,6 +133,10 @@ func (s *Store) undoEntry(ctx context.Context, fsys bufferfs.FS, dir string, e *
 	}
 	failure := func(reason string) bool {
 		rep.Conflicts = append(rep.Conflicts, report.Conflict{Path: e.path, Reason: reason})
+		if rep.Error == "" {
+			// The first failure is the cause the report leads with.
+			rep.Error = e.path + " could not be restored: " + reason
+		}
 		return false
 	}
 	cur, err := fsys.Stat(ctx, e.path)
@@ -167,11 +173,14 @@ func (s *Store) undoEntry(ctx context.Context, fsys bufferfs.FS, dir string, e *
 		}
 		return conflict("left untouched: the file changed after the run")
 	}
+	// What the file holds now, for the diff of what undo gives back.
+	now, nowErr := fsys.Read(ctx, e.path, 0)
 	if !e.existed {
 		if err := fsys.Remove(ctx, e.path); err != nil {
 			return failure("removing the file the run created failed: " + err.Error())
 		}
 		rep.Removed = append(rep.Removed, e.path)
+		addUndoDiff(rep, e.path, now.Data, nil, nowErr, false)
 		return true
 	}
 	old, err := os.ReadFile(filepath.Join(dir, blobsDir, e.blob))
@@ -182,6 +191,9 @@ func (s *Store) undoEntry(ctx context.Context, fsys bufferfs.FS, dir string, e *
 		return failure("left untouched: the journal's copy of the old content is damaged")
 	}
 	if _, err := fsys.Write(ctx, e.path, old, bufferfs.WriteOptions{Mode: e.oldMode}); err != nil {
+		if errors.Is(err, bufferfs.ErrDirtyBuffer) {
+			return failure("it has unsaved changes in the editor: save or discard it, then run flow undo again")
+		}
 		return failure("restoring the old content failed: " + err.Error())
 	}
 	after, err := fsys.Stat(ctx, e.path)
@@ -193,7 +205,28 @@ func (s *Store) undoEntry(ctx context.Context, fsys bufferfs.FS, dir string, e *
 		return failure(reason)
 	}
 	rep.Restored = append(rep.Restored, e.path)
+	addUndoDiff(rep, e.path, now.Data, old, nowErr, true)
 	return true
+}
+
+// maxUndoDiffs bounds the undo report's diffs together (each file's is
+// bounded by diff.DefaultLimit); a file past it keeps its counts.
+const maxUndoDiffs = 64000
+
+// addUndoDiff appends the diff from what path held before the undo (cur,
+// unknown when readErr is set) to what it holds after (old, exists).
+func addUndoDiff(rep *report.Undo, path string, cur, old []byte, readErr error, exists bool) {
+	if readErr != nil {
+		rep.Diffs = append(rep.Diffs, report.FileDiff{Path: path, Change: report.ChangeModified, Truncated: true, Hunks: []int{},
+			Diff: "… diff unavailable: " + path + " could not be read before the undo (" + readErr.Error() + ")\n"})
+		return
+	}
+	used := 0
+	for _, d := range rep.Diffs {
+		used += len(d.Diff)
+	}
+	limit := max(min(diff.DefaultLimit, maxUndoDiffs-used), 200)
+	rep.Diffs = append(rep.Diffs, diff.File(path, cur, old, true, exists, limit))
 }
 
 // summarise sets the status and message once every file was handled.
@@ -230,7 +263,9 @@ func summarise(rep *report.Undo, files int, failed bool) {
 		rep.Message = "undid run " + rep.RunID + " partly: " + strings.Join(parts, ", ") + "; run flow undo again after resolving them"
 	default:
 		rep.Message = "undo of run " + rep.RunID + " failed for some files: " + strings.Join(parts, ", ")
-		rep.Error = "some files could not be restored"
+		if rep.Error == "" {
+			rep.Error = "some files could not be restored"
+		}
 	}
 }
 

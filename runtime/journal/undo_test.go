@@ -48,6 +48,21 @@ func TestUndoRestoresEditsAndRemovesCreated(t *testing.T) {
 		Conflicts: []report.Conflict{},
 		Message:   "undid run run-1: restored 3 files, removed 1 created file",
 	}
+	// The diffs show what undo gave back: from the run's content to the old.
+	var got []string
+	for _, d := range rep.Diffs {
+		got = append(got, d.Path+" "+d.Change+" "+d.Diff)
+	}
+	wantDiffs := []string{
+		"a.txt modified --- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-ALPHA\n+alpha\n",
+		"bin/run.sh modified --- a/bin/run.sh\n+++ b/bin/run.sh\n@@ -1,2 +1,2 @@\n #!/bin/sh\n-echo bye\n+echo hi\n",
+		"new/dir/created.txt deleted --- a/new/dir/created.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-fresh\n",
+		"src/main.go modified --- a/src/main.go\n+++ b/src/main.go\n@@ -1,3 +1 @@\n package main\n-\n-func main() {}\n",
+	}
+	if diff := cmp.Diff(wantDiffs, got); diff != "" {
+		t.Errorf("Undo() diffs (-want +got):\n%s", diff)
+	}
+	want.Diffs = rep.Diffs
 	if diff := cmp.Diff(want, rep); diff != "" {
 		t.Errorf("Undo() mismatch (-want +got):\n%s", diff)
 	}
@@ -270,6 +285,9 @@ func TestUndoWriteFailure(t *testing.T) {
 	rep, _ := f.store.Undo(t.Context(), ro, "run-1")
 	if rep.Status != "error" || len(rep.Conflicts) != 2 || !strings.Contains(rep.Conflicts[0].Reason, "read-only") {
 		t.Fatalf("Undo(read-only disk) = %+v, want error naming the read-only refusal", rep)
+	}
+	if !strings.HasPrefix(rep.Error, "a.txt could not be restored: restoring the old content failed: ") || !strings.Contains(rep.Error, "read-only") {
+		t.Errorf("Undo(read-only disk) error = %q, want the first file and its cause", rep.Error)
 	}
 	rep, err := f.store.Undo(t.Context(), f.disk, "run-1")
 	if err != nil || rep.Status != "ok" || len(rep.Restored) != 1 || len(rep.Removed) != 1 {

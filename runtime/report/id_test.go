@@ -35,11 +35,11 @@ func TestMarshalSaysEmptyLists(t *testing.T) {
 		want string
 	}{
 		"run": {report.Run{Status: "busy", Verification: &report.Verification{Coverage: []report.Coverage{{Path: "a.go"}}}},
-			`{"status":"busy","verified":false,"task":"","run_id":"","workspace":"","started_at":"","duration_ms":0,"roles":[],"events":[],"changed_files":[],"checks":[],"verification":{"status":"","verified":false,"checks":[],"reason":"","coverage":[{"path":"a.go","language":"","status":"","source":"","checks":[],"evidence":[]}]},"verification_history":[],"model_calls":0,"tool_calls":0,"cycles":0,"usage":{"prompt_tokens":0,"completion_tokens":0},"summary":""}`},
+			`{"status":"busy","verified":false,"task":"","run_id":"","workspace":"","started_at":"","duration_ms":0,"roles":[],"events":[],"changed_files":[],"diffs":[],"checks":[],"verification":{"status":"","verified":false,"checks":[],"reason":"","coverage":[{"path":"a.go","language":"","status":"","source":"","checks":[],"evidence":[]}]},"verification_history":[],"model_calls":0,"tool_calls":0,"cycles":0,"usage":{"prompt_tokens":0,"completion_tokens":0},"summary":""}`},
 		"check": {&report.CheckReport{Status: "ok", Checks: []report.CheckResult{{Name: "t"}}},
 			`{"status":"ok","verified":false,"checks":[{"name":"t","source":"","required":false,"filetypes":[],"status":"","stdout":"","stdout_truncated":false,"stderr":"","stderr_truncated":false,"duration_ms":0}],"reason":""}`},
 		"undo": {report.Undo{Status: "ok"},
-			`{"status":"ok","run_id":"","workspace":"","restored":[],"removed":[],"unchanged":[],"conflicts":[],"already_undone":false,"message":""}`},
+			`{"status":"ok","run_id":"","workspace":"","restored":[],"removed":[],"unchanged":[],"conflicts":[],"diffs":[],"already_undone":false,"message":""}`},
 	} {
 		b, err := report.Marshal(tc.v)
 		if err != nil || string(b) != tc.want {

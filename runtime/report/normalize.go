@@ -54,6 +54,7 @@ func (r Run) Normalize() Run {
 	r.Roles = orEmpty(r.Roles)
 	r.Events = orEmpty(r.Events)
 	r.ChangedFiles = orEmpty(r.ChangedFiles)
+	r.Diffs = normalizeDiffs(r.Diffs)
 	r.Checks = normalizeChecks(r.Checks)
 	hist := make([]Verification, len(r.VerificationHistory))
 	for i, v := range r.VerificationHistory {
@@ -92,6 +93,7 @@ func (r Undo) Normalize() Undo {
 	r.Removed = orEmpty(r.Removed)
 	r.Unchanged = orEmpty(r.Unchanged)
 	r.Conflicts = orEmpty(r.Conflicts)
+	r.Diffs = normalizeDiffs(r.Diffs)
 	return r
 }
 
@@ -113,6 +115,15 @@ func normalizeChecks(in []CheckResult) []CheckResult {
 	for i, c := range in {
 		c.Filetypes = orEmpty(c.Filetypes)
 		out[i] = c
+	}
+	return out
+}
+
+func normalizeDiffs(in []FileDiff) []FileDiff {
+	out := make([]FileDiff, len(in))
+	for i, d := range in {
+		d.Hunks = orEmpty(d.Hunks)
+		out[i] = d
 	}
 	return out
 }

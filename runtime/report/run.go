@@ -3,16 +3,22 @@ package report
 // Run is the report of one task run (`flow run`, MCP `flow_run`,
 // `:FlowBuild`, a TUI task): the reference's keys plus flow's extensions.
 type Run struct {
-	Status              string         `json:"status"`
-	Verified            bool           `json:"verified"`
-	Task                string         `json:"task"`
-	RunID               string         `json:"run_id"`
-	Workspace           string         `json:"workspace"`
-	StartedAt           string         `json:"started_at"` // RFC 3339, UTC
-	DurationMS          int64          `json:"duration_ms"`
-	Roles               []Role         `json:"roles"`
-	Events              []Event        `json:"events"`
-	ChangedFiles        []string       `json:"changed_files"`
+	Status       string   `json:"status"`
+	Verified     bool     `json:"verified"`
+	Task         string   `json:"task"`
+	RunID        string   `json:"run_id"`
+	Workspace    string   `json:"workspace"`
+	StartedAt    string   `json:"started_at"` // RFC 3339, UTC
+	DurationMS   int64    `json:"duration_ms"`
+	Roles        []Role   `json:"roles"`
+	Events       []Event  `json:"events"`
+	ChangedFiles []string `json:"changed_files"`
+	// Diffs holds each changed file's unified diff, from its content before
+	// the run to its content at the end, in ChangedFiles order; each is
+	// bounded, and the list as a whole is bounded too (a cut file says
+	// Truncated, files beyond the bound keep their counts with an empty
+	// Diff).
+	Diffs               []FileDiff     `json:"diffs"`
 	Checks              []CheckResult  `json:"checks"`
 	Verification        *Verification  `json:"verification"`
 	VerificationHistory []Verification `json:"verification_history"`

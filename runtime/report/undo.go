@@ -26,6 +26,9 @@ type Undo struct {
 	Unchanged []string `json:"unchanged"`
 	// Conflicts lists files left untouched, with the reason.
 	Conflicts []Conflict `json:"conflicts"`
+	// Diffs shows what the undo gave back: for each restored or removed
+	// file, the diff from its content before the undo to its content after.
+	Diffs []FileDiff `json:"diffs"`
 	// AlreadyUndone is true when an earlier undo completed for this run.
 	AlreadyUndone bool `json:"already_undone"`
 	// Message says in one sentence what happened.
