@@ -766,3 +766,43 @@ func lastLine(text string) string {
 	lines := strings.Split(strings.TrimSpace(text), "\n")
 	return lines[len(lines)-1]
 }
+
+// TestNvimFlowDiffShowsHunk: after :FlowBuild edits a.go, flow://run shows
+// the diff, the quickfix entry is at the hunk's first changed line (3, not
+// 1), :FlowDiff shows the hunk in a diff buffer, and no hit-enter prompt
+// follows the run.
+func TestNvimFlowDiffShowsHunk(t *testing.T) {
+	t.Parallel()
+	ws := goWorkspace(t)
+	srv := ollamatest.New(t, buildScript(call("e1", "file_edit", map[string]any{
+		"path": "a.go", "old_string": "func Old() {}", "new_string": "func New() {}"}))...)
+	s := startNvimWith(t, ws, nvimConfig(t, ws, srv.URL, lintGrep...), nvimOptions{UI: true})
+
+	rep := s.command("FlowBuild rename Old")
+	if rep["status"] != "ok" {
+		t.Fatalf(":FlowBuild = %v, want ok", rep)
+	}
+	if last := lastLine(s.notified("flow build")); last != "flow build ok, verified: changed a.go +1 -1" {
+		t.Errorf("notification = %q", last)
+	}
+	qf := s.lua(`local out = {}
+		for _, it in ipairs(vim.fn.getqflist()) do
+			out[#out + 1] = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(it.bufnr), ':t') .. ':' .. it.lnum
+		end
+		return out`)
+	if fmt.Sprint(qf) != "[a.go:3]" {
+		t.Errorf("quickfix after the run = %v, want [a.go:3]", qf)
+	}
+	run := s.lua("return table.concat(vim.api.nvim_buf_get_lines(vim.fn.bufnr('^flow://run$'), 0, -1, false), '\\n')").(string)
+	if !strings.Contains(run, "changed: a.go (modified, +1 -1)") || !strings.Contains(run, "\n+func New() {}") {
+		t.Errorf("flow://run =\n%s\nwant the diff of a.go", run)
+	}
+
+	s.lua("vim.cmd('FlowDiff')")
+	cur := s.lua("return { vim.api.nvim_buf_get_name(0), vim.bo.filetype, table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\\n') }").([]any)
+	want := "--- a/a.go\n+++ b/a.go\n@@ -1,3 +1,3 @@\n package a\n \n-func Old() {}\n+func New() {}"
+	if cur[0] != "flow://diff" || cur[1] != "diff" || cur[2] != want {
+		t.Errorf(":FlowDiff = %q (filetype %v):\n%s\nwant flow://diff, filetype diff:\n%s", cur[0], cur[1], cur[2], want)
+	}
+	nvimtest.NoPrompt(t, s.v)
+}
