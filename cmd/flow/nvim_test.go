@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -794,8 +795,10 @@ func TestNvimFlowDiffShowsHunk(t *testing.T) {
 		t.Errorf("quickfix after the run = %v, want [a.go:3]", qf)
 	}
 	run := s.lua("return table.concat(vim.api.nvim_buf_get_lines(vim.fn.bufnr('^flow://run$'), 0, -1, false), '\\n')").(string)
-	if !strings.Contains(run, "changed: a.go (modified, +1 -1)") || !strings.Contains(run, "\n+func New() {}") {
-		t.Errorf("flow://run =\n%s\nwant the diff of a.go", run)
+	// The edit's diff right after its event, and again in the summary.
+	if !strings.Contains(run, "changed: a.go (modified, +1 -1)") || strings.Count(run, "\n+func New() {}") != 2 ||
+		!regexp.MustCompile(`tool file_edit[^\n]*\n--- a/a.go\n`).MatchString(run) {
+		t.Errorf("flow://run =\n%s\nwant the diff of a.go after the edit and in the summary", run)
 	}
 
 	s.lua("vim.cmd('FlowDiff')")

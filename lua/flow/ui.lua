@@ -165,10 +165,18 @@ function M.start(what)
   end
 end
 
---- Renders one progress event pushed by the host.
+--- Renders one progress event pushed by the host; an edit's event is
+--- followed by its diff.
 ---@param payload table
 function M.on_event(payload)
-  M.append({ M.human(payload.text or vim.inspect(payload.event)) })
+  local items = { M.human(payload.text or vim.inspect(payload.event)) }
+  local d = type(payload.event) == "table" and payload.event.diff
+  if type(d) == "table" then
+    for _, l in ipairs(M.diff_lines({ diffs = { d } })) do
+      items[#items + 1] = { l, M.diff_group(l) }
+    end
+  end
+  M.append(items)
 end
 
 --- The highlight group of one line of a unified diff.
