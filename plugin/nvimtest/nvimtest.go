@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -246,7 +247,7 @@ func shorten(s string) string {
 
 // Listen starts `nvim --clean --headless -n --listen sock` as a plain
 // process (not embedded), with the repository on 'runtimepath', waits until
-// the socket exists and stops Neovim when the test ends.
+// the socket accepts connections and stops Neovim when the test ends.
 func Listen(t testing.TB, sock string, opts Options) {
 	t.Helper()
 	bin := Binary(t)
@@ -272,8 +273,13 @@ func Listen(t testing.TB, sock string, opts Options) {
 	})
 	deadline := time.Now().Add(10 * time.Second)
 	for {
+		// The socket file exists from bind(); Neovim accepts once it
+		// listens, so wait until a connection succeeds.
 		if st, err := os.Lstat(sock); err == nil && st.Mode()&os.ModeSocket != 0 {
-			return
+			if c, err := net.Dial("unix", sock); err == nil {
+				c.Close()
+				return
+			}
 		}
 		select {
 		case <-exited:
