@@ -566,12 +566,18 @@ func TestNvimCheckHealthOnboarding(t *testing.T) {
 		}
 	}
 
-	// A project directory is no warning.
+	// A project directory is no warning; a language no lint check covers
+	// is one.
 	ws := goWorkspace(t)
-	nvimtest.Exec(t, v, "require('flow').setup({ cmd = { (select(1, ...)) }, workspace = select(2, ...) })", flowBin, ws)
+	writeFile(t, ws, "tool.py", "print(1)\n")
+	cfg := nvimConfig(t, ws, closedURL(t), lintGrep...)
+	nvimtest.Exec(t, v, "require('flow').setup({ cmd = { (select(1, ...)) }, workspace = select(2, ...), config = select(3, ...) })", flowBin, ws, cfg)
 	items, text = nvimtest.Health(t, v, "flow")
 	if _, ok := nvimtest.FindHealth(items, "WARNING", "The workspace is"); ok {
 		t.Errorf("checkhealth flow in a project =\n%s\nwant no workspace warning", text)
+	}
+	if _, ok := nvimtest.FindHealth(items, "WARNING", "No lint check covers the python files"); !ok {
+		t.Errorf("checkhealth flow with an uncovered Python file =\n%s\nwant a warning that no lint check covers it", text)
 	}
 }
 

@@ -215,17 +215,44 @@ local function render_doctor(r, report, explicit, ws)
   end
 end
 
-local function check_doctor(r, config)
-  r.start("Backend and checks (flow doctor)")
+-- The argv of `flow SUB` for the configured workspace and configuration.
+local function flow_argv(config, sub)
   local argv = config.cmd()
-  argv[#argv + 1] = "doctor"
+  argv[#argv + 1] = sub
   if config.options.config then
     argv[#argv + 1] = "--config"
     argv[#argv + 1] = config.options.config
   end
   argv[#argv + 1] = "--workspace"
   argv[#argv + 1] = config.workspace()
-  local res = M.probe(argv, config.options.timeout)
+  return argv
+end
+
+-- Adds the status report's warnings (the onboarding ones) to the doctor's
+-- report, each once: a flow whose doctor does not carry them still has
+-- them in `flow status` (which never contacts the model).
+local function add_status_warnings(config, report)
+  local res = M.probe(flow_argv(config, "status"), config.options.timeout)
+  local ok, st = pcall(vim.json.decode, res.code == 0 and res.stdout or "")
+  if not ok or type(st) ~= "table" or type(st.warnings) ~= "table" then
+    return
+  end
+  report.warnings = type(report.warnings) == "table" and report.warnings or {}
+  local seen = {}
+  for _, w in ipairs(report.warnings) do
+    seen[w] = true
+  end
+  for _, w in ipairs(st.warnings) do
+    if type(w) == "string" and not seen[w] then
+      seen[w] = true
+      report.warnings[#report.warnings + 1] = w
+    end
+  end
+end
+
+local function check_doctor(r, config)
+  r.start("Backend and checks (flow doctor)")
+  local res = M.probe(flow_argv(config, "doctor"), config.options.timeout)
   if res.code == -1 then
     r.error("`flow doctor` did not answer within " .. config.options.timeout .. " ms")
     return
@@ -240,6 +267,7 @@ local function check_doctor(r, config)
     end
     return
   end
+  add_status_warnings(config, report)
   render_doctor(r, report, config.options.config ~= nil, config.workspace())
 end
 
