@@ -208,6 +208,13 @@ func TestPluginUICheckOutputInQuickfix(t *testing.T) {
 	if at != "calc_test.go:7" {
 		t.Errorf(":cfirst after a failing check is at %v, want calc_test.go:7", at)
 	}
+	// A name below a workspace whose path holds a space and a comma.
+	odd := workspace(t, map[string]string{"my proj,1/pkg/odd_test.go": "x\nx\nx\n"})
+	got := lua(t, v, `local items = require('flow.ui').check_items({ name = 'test', stdout = '    odd_test.go:3: boom' }, select(1, ...))
+		return #items == 1 and items[1].filename .. ':' .. items[1].lnum or vim.inspect(items)`, filepath.Join(odd, "my proj,1"))
+	if want := filepath.Join(odd, "my proj,1", "pkg", "odd_test.go") + ":3"; got != want {
+		t.Errorf("check_items in a workspace with a space and a comma = %v, want %s", got, want)
+	}
 	// Parsing leaves no buffer behind for names that are not files.
 	if n := lua(t, v, "return vim.fn.bufnr('gone.go')"); asInt(n) != -1 {
 		t.Errorf("a buffer for gone.go exists (%v) after parsing check output", n)

@@ -41,7 +41,10 @@ local function job(op, method, arg, opts, title)
       if op == "run" then
         M.last_run = result
       end
-      pcall(ui.on_done, op, result)
+      local shown, err = pcall(ui.on_done, op, result)
+      if not shown then
+        require("flow.log").error("showing the result: " .. tostring(err))
+      end
       if opts.on_done then
         vim.schedule(function()
           local ok, err = pcall(opts.on_done, result)

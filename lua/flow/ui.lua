@@ -488,7 +488,8 @@ local function resolve(name, root)
     return vim.fn.fnamemodify(rel, ":p")
   end
   if rel:sub(1, 1) ~= "/" then
-    local found = vim.fn.findfile(vim.fn.fnamemodify(rel, ":t"), root .. "/**6")
+    -- 'path' syntax: escape the separators a directory name may hold.
+    local found = vim.fn.findfile(vim.fn.fnamemodify(rel, ":t"), root:gsub("([ ,;\\])", "\\%1") .. "/**6")
     if found ~= "" then
       return vim.fn.fnamemodify(found, ":p")
     end
