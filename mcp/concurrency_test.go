@@ -135,8 +135,9 @@ func TestBusyAndAnswersDuringRun(t *testing.T) {
 	c.expect(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1,"message":"started first"}}`)
 
 	busy := func(id int, holder string) string {
-		sc := fmt.Sprintf(`{"status":"busy","verified":false,"error":"busy: a %s is already in progress in this flow process; wait for it to finish or stop it"}`, holder)
-		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":%q}],"structuredContent":%s,"isError":true}}`, id, sc, sc)
+		msg := fmt.Sprintf("busy: a %s is already in progress in this flow process; wait for it to finish or stop it", holder)
+		sc := fmt.Sprintf(`{"status":"busy","verified":false,"error":%q}`, msg)
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":%q},{"type":"text","text":%q}],"structuredContent":%s,"isError":true}}`, id, msg, sc, sc)
 	}
 	c.send(callLine(2, "flow_run", map[string]any{"task": "second"}, nil))
 	c.expect(busy(2, "run"))

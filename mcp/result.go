@@ -37,8 +37,17 @@ func reportResult(rep any, status string) (*mcp.CallToolResult, error) {
 }
 
 func structuredResult(b json.RawMessage, isError bool) *mcp.CallToolResult {
+	content := []mcp.Content{mcp.NewTextContent(string(b))}
+	if isError {
+		// A client that shows the text to a person (or a model) leads with
+		// the report's one sentence; the report stays the last text part,
+		// whole, for clients that parse it (Rose reads structuredContent).
+		if s := leadSentence(b); s != "" {
+			content = append([]mcp.Content{mcp.NewTextContent(s)}, content...)
+		}
+	}
 	return &mcp.CallToolResult{
-		Content:              []mcp.Content{mcp.NewTextContent(string(b))},
+		Content:              content,
 		StructuredContent:    b,
 		RawStructuredContent: b,
 		IsError:              isError,
@@ -125,4 +134,20 @@ func toolResultJSON(r *mcp.CallToolResult) (json.RawMessage, error) {
 		out.StructuredContent = b
 	}
 	return marshal(out)
+}
+
+// leadSentence is the sentence an error result leads with: the report's
+// reason, else its error ("" when it has neither).
+func leadSentence(b json.RawMessage) string {
+	var r struct {
+		Reason string `json:"reason"`
+		Error  string `json:"error"`
+	}
+	if json.Unmarshal(b, &r) != nil {
+		return ""
+	}
+	if r.Reason != "" {
+		return r.Reason
+	}
+	return r.Error
 }

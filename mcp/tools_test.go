@@ -101,13 +101,21 @@ func TestToolResults(t *testing.T) {
 				t.Fatalf("%s reply = %v, want a result", tc.tool, m)
 			}
 			content := res["content"].([]any)
-			if len(content) != 1 || content[0].(map[string]any)["type"] != "text" {
-				t.Fatalf("content = %v, want one text item", content)
+			sc := res["structuredContent"].(map[string]any)
+			want := 1
+			if tc.wantIsError {
+				// An error result leads with the report's sentence.
+				want = 2
+				if lead := content[0].(map[string]any)["text"]; lead != sc["reason"] {
+					t.Errorf("first text = %q, want the report's reason %q", lead, sc["reason"])
+				}
 			}
-			if diff := jsonDiff(content[0].(map[string]any)["text"].(string), mustJSON(t, res["structuredContent"])); diff != "" {
+			if len(content) != want || content[want-1].(map[string]any)["type"] != "text" {
+				t.Fatalf("content = %v, want %d text items", content, want)
+			}
+			if diff := jsonDiff(content[want-1].(map[string]any)["text"].(string), mustJSON(t, res["structuredContent"])); diff != "" {
 				t.Errorf("text differs from structuredContent (-text +structured):\n%s", diff)
 			}
-			sc := res["structuredContent"].(map[string]any)
 			if sc["status"] != tc.wantStatus || res["isError"] != tc.wantIsError {
 				t.Errorf("status %v isError %v, want %s %v", sc["status"], res["isError"], tc.wantStatus, tc.wantIsError)
 			}

@@ -28,6 +28,7 @@ command("FlowStatus", run("status"), { nargs = 0, desc = "flow: show the status 
 command("FlowStop", run("stop"), { nargs = 0, desc = "flow: cancel the running job" })
 command("FlowUndo", run("undo"), { nargs = "?", desc = "flow: undo a run" })
 command("FlowLog", run("log"), { nargs = 0, desc = "flow: open the log file" })
+command("FlowDiff", run("diff"), { nargs = 0, desc = "flow: show the last run's diff" })
 command("FlowInstall", function()
   require("flow.install").command()
 end, { nargs = 0, desc = "flow: build bin/flow and the help tags" })

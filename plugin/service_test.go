@@ -17,7 +17,6 @@ import (
 	"flow/runtime/model/ollamatest"
 	"flow/runtime/report"
 	toolspkg "flow/runtime/tools"
-	"flow/runtime/verify"
 )
 
 // The runtime's Service wired through RuntimeEnv.ServiceOptions to a real
@@ -55,7 +54,7 @@ func TestServiceWithEditor(t *testing.T) {
 	}
 	lua(t, v, "vim.cmd('edit a.go'); vim.api.nvim_buf_set_lines(0, 0, -1, false, {'package b'})")
 	rep := svc.Check(t.Context(), "", nil)
-	if rep.Status != report.StatusStale || rep.Reason != verify.ReasonUnsavedBuffers || len(rep.Checks) != 0 {
+	if rep.Status != report.StatusStale || rep.Reason != "a.go has unsaved changes in the editor, which the checks would not see: save or discard it, then run again" || len(rep.Checks) != 0 {
 		t.Errorf("Check() with an unsaved buffer = %s %q (%d checks), want stale without running", rep.Status, rep.Reason, len(rep.Checks))
 	}
 	names := svc.ToolNames()

@@ -286,7 +286,7 @@ func TestGuardStillFailingCheckIsPreExisting(t *testing.T) {
 	if test["status"] != "failed" || test["baseline"] != "pre-existing" {
 		t.Errorf("test check = %v/%v, want failed and pre-existing", test["status"], test["baseline"])
 	}
-	if reason, _ := m["reason"].(string); reason != "Check test was failing before this run and still fails (pre-existing)" {
+	if reason, _ := m["reason"].(string); reason != "Check test was failing before this run and still fails (pre-existing); test exits 1, its output says why" || m["error"] != reason {
 		t.Errorf("reason = %q, want the pre-existing failure named", reason)
 	}
 }

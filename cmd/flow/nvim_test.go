@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -35,10 +36,29 @@ type nvimSession struct {
 // with the configuration cfg; the flow log is shown when the test fails.
 func startNvim(t *testing.T, ws, cfg string) *nvimSession {
 	t.Helper()
+	return startNvimWith(t, ws, cfg, nvimOptions{})
+}
+
+// nvimOptions change how startNvimWith starts Neovim.
+type nvimOptions struct {
+	// UI attaches an 80×24 UI and turns notifications on, as a person
+	// sees them with no notification plugin.
+	UI bool
+	// Env holds extra KEY=VALUE entries for Neovim (and so flow and its
+	// checks).
+	Env []string
+}
+
+// startNvimWith is startNvim with options.
+func startNvimWith(t *testing.T, ws, cfg string, o nvimOptions) *nvimSession {
+	t.Helper()
 	s := &nvimSession{t: t, ws: ws, log: filepath.Join(t.TempDir(), "flow.log")}
-	s.v = nvimtest.New(t, nvimtest.Options{Dir: ws})
+	s.v = nvimtest.New(t, nvimtest.Options{Dir: ws, Env: o.Env})
 	s.lua(`require('flow').setup({ cmd = { (select(1, ...)) }, config = select(2, ...), trusted = true,
-		log_file = select(3, ...), notify = false })`, flowBin, cfg, s.log)
+		log_file = select(3, ...), notify = select(4, ...) })`, flowBin, cfg, s.log, o.UI)
+	if o.UI {
+		nvimtest.AttachUI(t, s.v, 80, 24)
+	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			data, _ := os.ReadFile(s.log)
@@ -76,6 +96,31 @@ func (s *nvimSession) command(cmd string) map[string]any {
 	s.t.Helper()
 	s.lua("require('flow').last_report = nil; vim.cmd(...)", cmd)
 	return s.waitLua("require('flow').last_report").(map[string]any)
+}
+
+// notified waits until the notification of an operation (starting with
+// prefix, such as "flow check") is in :messages, checks that Neovim waits
+// at no prompt and returns :messages.
+func (s *nvimSession) notified(prefix string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if mode, blocked := nvimtest.Prompt(s.t, s.v); blocked {
+			s.t.Fatalf("Neovim waits at a prompt (mode %q) after the operation", mode)
+		}
+		msgs := s.lua("return vim.api.nvim_exec('messages', true)").(string)
+		if strings.Contains(msgs, prefix) {
+			nvimtest.NoPrompt(s.t, s.v)
+			if m := s.lua("return vim.fn.mode(1)"); m != "n" {
+				s.t.Errorf("mode after the operation = %v, want n", m)
+			}
+			return msgs
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("no notification %q in :messages:\n%s", prefix, msgs)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
 }
 
 // lines returns the lines of the buffer of path.
@@ -494,6 +539,48 @@ cmd = ["grep", "-q", "package", "a.go"]
 	want(items, text, "ERROR", "flow binary not found or not executable: /nonexistent/flow")
 }
 
+// TestNvimCheckHealthOnboarding: :checkhealth flow warns a new user: no
+// configuration file, no checks (runs cannot be verified), the workspace
+// being the home directory; each once.
+func TestNvimCheckHealthOnboarding(t *testing.T) {
+	t.Parallel()
+	v := nvimtest.New(t, nvimtest.Options{})
+	home := nvimtest.Exec(t, v, "return vim.env.HOME").(string)
+	nvimtest.Exec(t, v, "require('flow').setup({ cmd = { (select(1, ...)) }, workspace = select(2, ...) })", flowBin, home)
+	items, text := nvimtest.Health(t, v, "flow")
+	for _, sub := range []string{"No configuration file was loaded, so flow runs on its defaults",
+		"No checks are configured, so runs cannot be verified", "The workspace is your home directory " + home} {
+		it, ok := nvimtest.FindHealth(items, "WARNING", sub)
+		if !ok {
+			t.Errorf("checkhealth flow =\n%s\nwant a WARNING containing %q", text, sub)
+			continue
+		}
+		n := 0
+		for _, other := range items {
+			if strings.Contains(other.Text, sub) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("checkhealth flow =\n%s\nwant %q reported once (%v), got %d", text, sub, it, n)
+		}
+	}
+
+	// A project directory is no warning; a language no lint check covers
+	// is one.
+	ws := goWorkspace(t)
+	writeFile(t, ws, "tool.py", "print(1)\n")
+	cfg := nvimConfig(t, ws, closedURL(t), lintGrep...)
+	nvimtest.Exec(t, v, "require('flow').setup({ cmd = { (select(1, ...)) }, workspace = select(2, ...), config = select(3, ...) })", flowBin, ws, cfg)
+	items, text = nvimtest.Health(t, v, "flow")
+	if _, ok := nvimtest.FindHealth(items, "WARNING", "The workspace is"); ok {
+		t.Errorf("checkhealth flow in a project =\n%s\nwant no workspace warning", text)
+	}
+	if _, ok := nvimtest.FindHealth(items, "WARNING", "No lint check covers the python files"); !ok {
+		t.Errorf("checkhealth flow with an uncovered Python file =\n%s\nwant a warning that no lint check covers it", text)
+	}
+}
+
 // closedURL returns the URL of a loopback port that nothing listens on.
 func closedURL(t *testing.T) string {
 	t.Helper()
@@ -568,4 +655,163 @@ func TestNvimFlowUndoGoesThroughBuffers(t *testing.T) {
 	if got := s.lines("a.go"); got != strings.TrimSuffix(oldGo, "\n") || s.modified("a.go") {
 		t.Errorf("a.go buffer after undo = %q (modified %v), want the old text, unmodified", got, s.modified("a.go"))
 	}
+}
+
+// goTestWorkspace is a Go module whose test fails at calc_test.go:7, with
+// the environment that lets `go test` run offline on the test's build
+// cache; it skips the test when go is not installed.
+func goTestWorkspace(t *testing.T) (ws, goBin string, env []string) {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go not found")
+	}
+	cache, err := exec.Command(goBin, "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws = workspace(t)
+	writeFile(t, ws, "go.mod", "module example.com/calc\n\ngo 1.21\n")
+	writeFile(t, ws, "calc.go", "package calc\n\n// Add returns a+b.\nfunc Add(a, b int) int { return a - b }\n")
+	writeFile(t, ws, "calc_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"+
+		"\tif got := Add(2, 3); got != 5 {\n\t\tt.Errorf(\"Add(2, 3) = %d, want 5\", got)\n\t}\n}\n")
+	return ws, goBin, []string{"GOCACHE=" + strings.TrimSpace(string(cache)), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod"}
+}
+
+// TestNvimFlowCheckFailureInQuickfix: a failing :FlowCheck (a real `go
+// test`) fills the quickfix list with calc_test.go:7, shows the failure in
+// flow://run and the log, and ends with a one-line notification and no
+// hit-enter prompt.
+func TestNvimFlowCheckFailureInQuickfix(t *testing.T) {
+	t.Parallel()
+	ws, goBin, env := goTestWorkspace(t)
+	cfg := writeFile(t, t.TempDir(), "ops.toml", "workspace_dir = "+tomlString(ws)+`
+[ollama]
+base_url = "http://127.0.0.1:1"
+[checks.test]
+cmd = [`+tomlString(goBin)+`, "test", "./..."]
+kind = "test"
+filetypes = ["go"]
+timeout = 600000
+`)
+	s := startNvimWith(t, ws, cfg, nvimOptions{UI: true, Env: env})
+
+	rep := s.command("FlowCheck")
+	if rep["status"] == "ok" || rep["verified"] != false {
+		t.Fatalf(":FlowCheck = %v, want the failing test", rep)
+	}
+	msgs := s.notified("flow check")
+	if last := lastLine(msgs); !strings.HasPrefix(last, "flow check failed: ") {
+		t.Errorf("notification = %q, want one line leading with the failure", last)
+	}
+	qf := s.lua(`local out = {}
+		for _, it in ipairs(vim.fn.getqflist()) do
+			out[#out + 1] = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(it.bufnr), ':t') .. ':' .. it.lnum .. ': ' .. it.text
+		end
+		return out`).([]any)
+	if len(qf) == 0 || !strings.HasPrefix(qf[0].(string), "calc_test.go:7: Add(2, 3) = -1, want 5") {
+		t.Errorf("quickfix after the failing check = %v, want calc_test.go:7 first", qf)
+	}
+	if at := s.lua("vim.cmd('silent cfirst'); return vim.fn.expand('%:p') .. ':' .. vim.fn.line('.')"); at != filepath.Join(ws, "calc_test.go")+":7" {
+		t.Errorf(":cfirst jumps to %v, want calc_test.go:7", at)
+	}
+	run := s.lua("return table.concat(vim.api.nvim_buf_get_lines(vim.fn.bufnr('^flow://run$'), 0, -1, false), '\\n')").(string)
+	if !strings.Contains(run, "check test: failed (exit 1)") || !strings.Contains(run, "calc_test.go:7: Add(2, 3) = -1, want 5") {
+		t.Errorf("flow://run =\n%s\nwant the failing check and its output", run)
+	}
+	if data, _ := os.ReadFile(s.log); !strings.Contains(string(data), "calc_test.go:7: Add(2, 3) = -1, want 5") {
+		t.Errorf("log file =\n%s\nwant the failing check's output", data)
+	}
+}
+
+// TestNvimFlowBuildUnsavedNotifies: :FlowBuild over an unsaved buffer ends
+// with a one-line notification naming the file and saying to save or
+// discard it (not the reviewer's approval), and no hit-enter prompt.
+func TestNvimFlowBuildUnsavedNotifies(t *testing.T) {
+	t.Parallel()
+	ws := goWorkspace(t)
+	srv := ollamatest.New(t, buildScript(write("w1", "a.go", newGo))...)
+	s := startNvimWith(t, ws, nvimConfig(t, ws, srv.URL, lintGrep...), nvimOptions{UI: true})
+	s.lua("vim.cmd('edit a.go'); vim.api.nvim_buf_set_lines(0, 2, 3, false, {'func Mine() {}'})")
+
+	if rep := s.command("FlowBuild rewrite a.go"); rep["verified"] != false {
+		t.Fatalf(":FlowBuild over an unsaved buffer = %v, want not verified", rep)
+	}
+	last := lastLine(s.notified("flow build"))
+	if !strings.HasPrefix(last, "flow build ") || !strings.Contains(last, "a.go") || !strings.Contains(last, "save or discard") {
+		t.Errorf("notification = %q, want a.go and \"save or discard\"", last)
+	}
+	if strings.Contains(last, "Add adds") || strings.Contains(last, "ask the user") {
+		t.Errorf("notification = %q, want the cause, not the reviewer's summary or wording for the model", last)
+	}
+}
+
+// TestNvimFlowUndoUnsavedNamesFile: :FlowUndo refused for an unsaved
+// buffer says which file, in one line.
+func TestNvimFlowUndoUnsavedNamesFile(t *testing.T) {
+	t.Parallel()
+	ws := goWorkspace(t)
+	srv := ollamatest.New(t, buildScript(write("w1", "a.go", newGo))...)
+	s := startNvimWith(t, ws, nvimConfig(t, ws, srv.URL, lintGrep...), nvimOptions{UI: true})
+	s.lua("vim.cmd('edit a.go')")
+	if rep := s.command("FlowBuild add New"); rep["status"] != "ok" {
+		t.Fatalf(":FlowBuild = %v, want ok", rep)
+	}
+	s.notified("flow build")
+	s.lua("vim.cmd('messages clear'); vim.api.nvim_buf_set_lines(vim.fn.bufnr('a.go'), 0, 1, false, {'// mine'})")
+	if rep := s.command("FlowUndo"); rep["status"] == "ok" {
+		t.Fatalf(":FlowUndo over an unsaved buffer = %v, want a refusal", rep)
+	}
+	last := lastLine(s.notified("flow undo"))
+	if !strings.Contains(last, "a.go") || !strings.Contains(last, "unsaved") || strings.Contains(last, "ask the user") {
+		t.Errorf("notification of the refused undo = %q, want a.go and its unsaved changes", last)
+	}
+}
+
+// lastLine returns the last non-empty line of text.
+func lastLine(text string) string {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	return lines[len(lines)-1]
+}
+
+// TestNvimFlowDiffShowsHunk: after :FlowBuild edits a.go, flow://run shows
+// the diff, the quickfix entry is at the hunk's first changed line (3, not
+// 1), :FlowDiff shows the hunk in a diff buffer, and no hit-enter prompt
+// follows the run.
+func TestNvimFlowDiffShowsHunk(t *testing.T) {
+	t.Parallel()
+	ws := goWorkspace(t)
+	srv := ollamatest.New(t, buildScript(call("e1", "file_edit", map[string]any{
+		"path": "a.go", "old_string": "func Old() {}", "new_string": "func New() {}"}))...)
+	s := startNvimWith(t, ws, nvimConfig(t, ws, srv.URL, lintGrep...), nvimOptions{UI: true})
+
+	rep := s.command("FlowBuild rename Old")
+	if rep["status"] != "ok" {
+		t.Fatalf(":FlowBuild = %v, want ok", rep)
+	}
+	if last := lastLine(s.notified("flow build")); last != "flow build ok, verified: changed a.go +1 -1" {
+		t.Errorf("notification = %q", last)
+	}
+	qf := s.lua(`local out = {}
+		for _, it in ipairs(vim.fn.getqflist()) do
+			out[#out + 1] = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(it.bufnr), ':t') .. ':' .. it.lnum
+		end
+		return out`)
+	if fmt.Sprint(qf) != "[a.go:3]" {
+		t.Errorf("quickfix after the run = %v, want [a.go:3]", qf)
+	}
+	run := s.lua("return table.concat(vim.api.nvim_buf_get_lines(vim.fn.bufnr('^flow://run$'), 0, -1, false), '\\n')").(string)
+	// The edit's diff right after its event, and again in the summary.
+	if !strings.Contains(run, "changed: a.go (modified, +1 -1)") || strings.Count(run, "\n+func New() {}") != 2 ||
+		!regexp.MustCompile(`tool file_edit[^\n]*\n--- a/a.go\n`).MatchString(run) {
+		t.Errorf("flow://run =\n%s\nwant the diff of a.go after the edit and in the summary", run)
+	}
+
+	s.lua("vim.cmd('FlowDiff')")
+	cur := s.lua("return { vim.api.nvim_buf_get_name(0), vim.bo.filetype, table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\\n') }").([]any)
+	want := "--- a/a.go\n+++ b/a.go\n@@ -1,3 +1,3 @@\n package a\n \n-func Old() {}\n+func New() {}"
+	if cur[0] != "flow://diff" || cur[1] != "diff" || cur[2] != want {
+		t.Errorf(":FlowDiff = %q (filetype %v):\n%s\nwant flow://diff, filetype diff:\n%s", cur[0], cur[1], cur[2], want)
+	}
+	nvimtest.NoPrompt(t, s.v)
 }

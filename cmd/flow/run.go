@@ -21,6 +21,17 @@ const (
 
 const interruptedMessage = "flow interrupted; edits already written remain (see flow undo)"
 
+// interruptedMessages say what an interrupt left behind, by command; a
+// command not listed uses interruptedMessage when it may have written, and
+// a plain sentence when it edits nothing.
+var interruptedMessages = map[string]string{
+	"run":    interruptedMessage,
+	"check":  "flow interrupted; the running check was stopped",
+	"undo":   "flow interrupted; files already restored stay restored (run flow undo again for the rest)",
+	"status": "flow interrupted",
+	"doctor": "flow interrupted",
+}
+
 // env is what every subcommand receives.
 type env struct {
 	opts   *options
@@ -70,7 +81,11 @@ var reportCommands = map[string]func(context.Context, *env) (any, string, error)
 // reaches stdout after an interrupt or an error.
 func finish(ctx context.Context, e *env, rep any, status string, err error) int {
 	if ctx.Err() != nil {
-		fmt.Fprintln(e.stderr, interruptedMessage)
+		msg, ok := interruptedMessages[e.opts.command]
+		if !ok {
+			msg = interruptedMessage
+		}
+		fmt.Fprintln(e.stderr, msg)
 		return exitInterrupted
 	}
 	if err != nil {

@@ -85,7 +85,7 @@ var _ flowmcp.Runtime = serviceRuntime{}
 
 func (r serviceRuntime) StartRun(ctx context.Context, task string, progress func(string)) (*job.Job, error) {
 	return r.svc.StartRun(ctx, task, func(ev agent.Event) {
-		if s := ev.String(); s != "" {
+		if s := ev.Line(); s != "" {
 			progress(s)
 		}
 	})

@@ -20,6 +20,9 @@ type workspaceRuntime struct {
 	backend  *ollama.Client
 	store    *journal.Store // nil when the journal could not be opened
 	warnings []string
+	// home and userFile name the user's home and user configuration file,
+	// for the onboarding warnings.
+	home, userFile string
 }
 
 // Close releases the workspace.
@@ -32,6 +35,7 @@ func (w *workspaceRuntime) service(env *plugin.RuntimeEnv) *agent.Service {
 	opts := agent.ServiceOptions{
 		FS: w.disk, Backend: w.backend, Catalog: w.backend, Store: w.store,
 		Version: flowVersion(), FileIO: w.disk.Mode(), Warnings: w.warnings,
+		Home: w.home, UserFile: w.userFile,
 	}
 	if env != nil {
 		opts = env.ServiceOptions(opts)
@@ -51,7 +55,7 @@ func openRuntime(e *env, writable bool) (*workspaceRuntime, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &workspaceRuntime{cfg: cfg, backend: backend}
+	w := &workspaceRuntime{cfg: cfg, backend: backend, home: e.getenv("HOME"), userFile: config.UserFile(e.getenv)}
 	w.store, err = openJournal(e, cfg)
 	if err != nil {
 		w.warnings = append(w.warnings, fmt.Sprintf("write journal unavailable (undo and history are off): %v", err))

@@ -108,6 +108,9 @@ function M.status()
   if type(r.editor) == "table" then
     lines[#lines + 1] = "editor: " .. tostring(r.editor.status) .. (r.editor.error ~= nil and r.editor.error ~= vim.NIL and (" (" .. tostring(r.editor.error) .. ")") or "")
   end
+  for _, w in ipairs(type(r.warnings) == "table" and r.warnings or {}) do
+    lines[#lines + 1] = "warning: " .. tostring(w)
+  end
   if r.busy then
     lines[#lines + 1] = "busy: a run or check is in progress"
   end
@@ -126,11 +129,28 @@ function M.undo(o)
   require("flow").undo(id ~= "" and id or nil)
 end
 
---- :FlowLog: opens the log file in a split.
+--- :FlowLog: opens the log file in a split, at its end (the latest run and
+--- the output of its failing checks).
 function M.log()
   local path = require("flow.config").log_file()
   vim.cmd("split " .. vim.fn.fnameescape(path))
   vim.bo.readonly = true
+  vim.cmd("silent! normal! G")
+end
+
+--- :FlowDiff: shows the last run's diff in the flow://diff scratch buffer
+--- (filetype diff).
+function M.diff()
+  local r = require("flow").last_diff_report()
+  if not require("flow.ui").show_diff(r) then
+    local why = "flow: no run yet in this workspace"
+    if r and type(r.changed_files) == "table" and #r.changed_files > 0 then
+      why = "flow: the last run's report carries no diff"
+    elseif r then
+      why = "flow: the last run changed no file"
+    end
+    vim.notify(why, vim.log.levels.INFO, { title = "flow" })
+  end
 end
 
 return M

@@ -61,6 +61,33 @@ local function check_neovim(r)
   end
 end
 
+-- Reports whether a warning of the doctor's list speaks of any of words
+-- (lower case), so that the plugin's own finding is not shown twice.
+local function mentions(warnings, words)
+  for _, w in ipairs(warnings) do
+    local lower = tostring(w):lower()
+    for _, word in ipairs(words) do
+      if lower:find(word, 1, true) then
+        return true
+      end
+    end
+  end
+  return false
+end
+
+-- The workspace is / or the home directory: flow would read and check
+-- everything below it.
+local function workspace_warning(ws)
+  local home = vim.loop.os_homedir()
+  home = home and (vim.loop.fs_realpath(home) or home)
+  if ws == "/" then
+    return "The workspace is the root directory /"
+  elseif home and ws == home then
+    return "The workspace is your home directory " .. ws
+  end
+  return nil
+end
+
 local function check_config(r, config)
   r.start("Configuration")
   local problems, warnings = config.validate(config.user or {})
@@ -122,16 +149,30 @@ end
 
 -- Renders `flow doctor`'s report: the configuration file flow loaded (when
 -- setup() did not name one), the backend, each role's model, each check's
--- executable.
-local function render_doctor(r, report, explicit)
+-- executable, then its warnings (the onboarding ones among them: no
+-- configuration file, no checks, a language no lint check covers, the
+-- workspace being / or the home directory). The plugin's own findings on
+-- the configuration file, the checks and the workspace are shown unless
+-- the doctor already warns about them.
+local function render_doctor(r, report, explicit, ws)
+  local warnings = type(report.warnings) == "table" and report.warnings or {}
   if explicit then
     -- Shown under Configuration already.
   elseif type(report.config_path) == "string" then
     r.ok("configuration file: " .. report.config_path)
-  elseif type(report.user_config) == "string" and report.user_config ~= "" then
-    r.info("configuration file: none, the defaults are in use (flow reads " .. report.user_config .. " when it exists)")
   else
-    r.info("configuration file: none, the defaults are in use")
+    local user = type(report.user_config) == "string" and report.user_config ~= "" and report.user_config or nil
+    local text = "configuration file: none, the defaults are in use"
+      .. (user and (" (flow reads " .. user .. " when it exists)") or "")
+    r.info(text)
+    if not mentions(warnings, { "configuration file" }) then
+      r.warn("No configuration file was loaded, so flow runs on its defaults with no checks",
+        { "create " .. (user or "the configuration file") .. " with the project's checks, or set `config` in setup()" })
+    end
+  end
+  local where_ws = workspace_warning(ws)
+  if where_ws and not mentions(warnings, { "workspace is" }) then
+    r.warn(where_ws, { "start Neovim in the project's directory, or set `workspace` in setup()" })
   end
   local b = type(report.backend) == "table" and report.backend or {}
   local where = tostring(b.base_url or "?") .. " (" .. tostring(b.api or "native") .. ")"
@@ -158,8 +199,8 @@ local function render_doctor(r, report, explicit)
     end
   end
   local checks = type(report.checks) == "table" and report.checks or {}
-  if #checks == 0 then
-    r.warn("no checks configured: runs can never be verified", { "add [checks.NAME] tables to the configuration" })
+  if #checks == 0 and not mentions(warnings, { "no check" }) then
+    r.warn("No checks are configured, so runs cannot be verified", { "add [checks.NAME] tables with the project's test and lint commands" })
   end
   for _, c in ipairs(checks) do
     local text = "check " .. tostring(c.name) .. ": " .. tostring(c.executable)
@@ -169,22 +210,49 @@ local function render_doctor(r, report, explicit)
       render(r, c.status or "error", text .. ": " .. tostring(c.error or c.status))
     end
   end
-  for _, w in ipairs(type(report.warnings) == "table" and report.warnings or {}) do
+  for _, w in ipairs(warnings) do
     r.warn(tostring(w))
   end
 end
 
-local function check_doctor(r, config)
-  r.start("Backend and checks (flow doctor)")
+-- The argv of `flow SUB` for the configured workspace and configuration.
+local function flow_argv(config, sub)
   local argv = config.cmd()
-  argv[#argv + 1] = "doctor"
+  argv[#argv + 1] = sub
   if config.options.config then
     argv[#argv + 1] = "--config"
     argv[#argv + 1] = config.options.config
   end
   argv[#argv + 1] = "--workspace"
   argv[#argv + 1] = config.workspace()
-  local res = M.probe(argv, config.options.timeout)
+  return argv
+end
+
+-- Adds the status report's warnings (the onboarding ones) to the doctor's
+-- report, each once: a flow whose doctor does not carry them still has
+-- them in `flow status` (which never contacts the model).
+local function add_status_warnings(config, report)
+  local res = M.probe(flow_argv(config, "status"), config.options.timeout)
+  local ok, st = pcall(vim.json.decode, res.code == 0 and res.stdout or "")
+  if not ok or type(st) ~= "table" or type(st.warnings) ~= "table" then
+    return
+  end
+  report.warnings = type(report.warnings) == "table" and report.warnings or {}
+  local seen = {}
+  for _, w in ipairs(report.warnings) do
+    seen[w] = true
+  end
+  for _, w in ipairs(st.warnings) do
+    if type(w) == "string" and not seen[w] then
+      seen[w] = true
+      report.warnings[#report.warnings + 1] = w
+    end
+  end
+end
+
+local function check_doctor(r, config)
+  r.start("Backend and checks (flow doctor)")
+  local res = M.probe(flow_argv(config, "doctor"), config.options.timeout)
   if res.code == -1 then
     r.error("`flow doctor` did not answer within " .. config.options.timeout .. " ms")
     return
@@ -199,7 +267,8 @@ local function check_doctor(r, config)
     end
     return
   end
-  render_doctor(r, report, config.options.config ~= nil)
+  add_status_warnings(config, report)
+  render_doctor(r, report, config.options.config ~= nil, config.workspace())
 end
 
 --- The :checkhealth entry point.

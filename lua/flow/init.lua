@@ -12,6 +12,10 @@ local M = {}
 ---@type table|nil
 M.last_report = nil
 
+--- The last run report (of build), the one :FlowDiff shows.
+---@type table|nil
+M.last_run = nil
+
 --- Configures flow (see :help flow-config). Optional: commands work with
 --- the defaults. Calling it again replaces the configuration; a running
 --- host keeps its settings until it restarts (:FlowStop does not restart
@@ -34,7 +38,13 @@ local function job(op, method, arg, opts, title)
     on_event = ui.on_event,
     on_done = function(result)
       M.last_report = result
-      pcall(ui.on_done, op, result)
+      if op == "run" then
+        M.last_run = result
+      end
+      local shown, err = pcall(ui.on_done, op, result)
+      if not shown then
+        require("flow.log").error("showing the result: " .. tostring(err))
+      end
       if opts.on_done then
         vim.schedule(function()
           local ok, err = pcall(opts.on_done, result)
@@ -94,6 +104,20 @@ function M.status(opts)
     end)
   end
   return res
+end
+
+--- The last run's report for :FlowDiff: the one this Neovim got, else the
+--- workspace's last report kept by flow (when it carries diffs).
+---@return table|nil
+function M.last_diff_report()
+  if M.last_run then
+    return M.last_run
+  end
+  local ok, st = pcall(M.status)
+  if ok and type(st) == "table" and type(st.last_report) == "table" and type(st.last_report.diffs) == "table" then
+    return st.last_report
+  end
+  return nil
 end
 
 --- Cancels every running job; they report "cancelled". Returns how many

@@ -18,6 +18,19 @@ function M.write(level, msg)
   end)
 end
 
+--- Appends a title line and then each line of a block (a failing check's
+--- output), indented, so that :FlowLog shows it as it was.
+---@param level string
+---@param title string
+---@param lines string[]
+function M.block(level, title, lines)
+  local out = { title }
+  for _, l in ipairs(lines or {}) do
+    out[#out + 1] = "    " .. tostring(l)
+  end
+  M.write(level, table.concat(out, "\n"))
+end
+
 function M.info(msg)
   M.write("INFO", msg)
 end

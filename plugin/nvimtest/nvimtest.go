@@ -247,7 +247,7 @@ func shorten(s string) string {
 
 // Listen starts `nvim --clean --headless -n --listen sock` as a plain
 // process (not embedded), with the repository on 'runtimepath', waits until
-// the socket exists and stops Neovim when the test ends.
+// the socket accepts connections and stops Neovim when the test ends.
 func Listen(t testing.TB, sock string, opts Options) {
 	t.Helper()
 	bin := Binary(t)
@@ -289,5 +289,62 @@ func Listen(t testing.TB, sock string, opts Options) {
 		if time.Now().After(deadline) {
 			t.Fatalf("nvim did not create %s", sock)
 		}
+	}
+}
+
+// AttachUI attaches v as a width×height UI (its redraw notifications are
+// dropped), so that Neovim behaves as with a person in front of it: a
+// message longer than the command line then stops at a hit-enter prompt.
+// Without a UI no prompt ever appears.
+func AttachUI(t testing.TB, v *nvim.Nvim, width, height int) {
+	t.Helper()
+	if err := v.RegisterHandler("redraw", func(...any) {}); err != nil {
+		t.Fatalf("register redraw: %v", err)
+	}
+	if err := v.AttachUI(width, height, map[string]any{"ext_linegrid": true}); err != nil {
+		t.Fatalf("attach UI: %v", err)
+	}
+}
+
+// Prompt reports whether Neovim waits at a prompt (hit-enter, more,
+// confirm) and its mode. It uses nvim_get_mode, which answers even while
+// Neovim is blocked.
+func Prompt(t testing.TB, v *nvim.Nvim) (string, bool) {
+	t.Helper()
+	type reply struct {
+		m   *nvim.Mode
+		err error
+	}
+	done := make(chan reply, 1)
+	go func() {
+		m, err := v.Mode()
+		done <- reply{m, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			t.Fatalf("nvim_get_mode: %v", r.err)
+		}
+		return r.m.Mode, r.m.Blocking || strings.HasPrefix(r.m.Mode, "r")
+	case <-time.After(CallTimeout):
+		t.Fatalf("nvim_get_mode: no answer after %s", CallTimeout)
+	}
+	return "", false
+}
+
+// NoPrompt fails the test when Neovim waits at a prompt, after letting its
+// main loop run once (a hit-enter prompt appears when the loop returns
+// from the callback that printed too much).
+func NoPrompt(t testing.TB, v *nvim.Nvim) {
+	t.Helper()
+	if mode, blocked := Prompt(t, v); blocked {
+		t.Fatalf("Neovim waits at a prompt (mode %q)", mode)
+	}
+	if _, err := Try(v, CallTimeout, "return vim.wait(0)"); err != nil {
+		mode, _ := Prompt(t, v)
+		t.Fatalf("Neovim does not answer (mode %q): %v", mode, err)
+	}
+	if mode, blocked := Prompt(t, v); blocked {
+		t.Fatalf("Neovim waits at a prompt (mode %q)", mode)
 	}
 }

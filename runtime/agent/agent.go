@@ -193,6 +193,7 @@ func (a *loop) Run(ctx context.Context, task string, events func(Event)) (out re
 			rep.Error = fmt.Sprintf("internal error: %v", p)
 			rep.Reason = ""
 		}
+		settle(rep)
 		rep.ChangedFiles = r.changedList()
 		rep.Diffs = r.reportDiffs(ctx, rep.ChangedFiles)
 		rep.DurationMS = a.deps.Now().Sub(start).Milliseconds()
@@ -203,14 +204,14 @@ func (a *loop) Run(ctx context.Context, task string, events func(Event)) (out re
 
 	r.emit(Event{Kind: EventRunStart, Message: task})
 	if strings.TrimSpace(task) == "" || utf8.RuneCountInString(task) > a.cfg.Agent.MaxTaskChars {
-		r.fail(MsgInvalidTask)
+		r.fail(invalidTaskReason(r.cfg, task))
 		return
 	}
 	if err := r.setup(ctx); err != nil {
 		if ctx.Err() != nil {
 			r.cancel()
 		} else {
-			r.fail(err.Error())
+			r.fail("The run could not start: " + err.Error())
 		}
 		return
 	}
@@ -261,8 +262,8 @@ func (r *run) fail(msg string) {
 func (r *run) cancel() {
 	r.rep.Status = report.StatusCancelled
 	r.rep.Verified = false
-	r.rep.Error = MsgCancelled
-	r.rep.Reason = ""
+	r.rep.Error = ReasonCancelled
+	r.rep.Reason = ReasonCancelled
 }
 
 // execute runs the planner and the cycles (SPEC §7, reference §6.2).
@@ -274,9 +275,9 @@ func (r *run) execute(ctx context.Context) {
 	}
 	if planner.Status != report.StatusOK {
 		r.rep.Status = planner.Status
-		r.rep.Error = planner.Error
-		if r.rep.Error == "" {
-			r.rep.Error = MsgPlanningFailed
+		r.rep.Error = roleReason(r.cfg, planner)
+		if planner.Error == "" {
+			r.rep.Error = MsgPlanningFailed + ": " + r.rep.Error
 		}
 		return
 	}
@@ -320,12 +321,12 @@ func (r *run) conclude(o cycleOutcome) bool {
 	} else {
 		rep.Status = report.StatusUnverified
 	}
-	rep.Reason = o.reason()
+	rep.Reason = o.reason(r.cfg)
 	for _, role := range []report.Role{o.coder, o.reviewer} {
 		if role.Status == report.StatusError {
 			rep.Status = report.StatusError
-			rep.Error = role.Error
-			rep.Reason = ""
+			rep.Reason = roleReason(r.cfg, role)
+			rep.Error = rep.Reason
 			return true
 		}
 	}

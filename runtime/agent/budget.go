@@ -25,7 +25,7 @@ const (
 	MsgEmptyReply     = "empty reply from the model (its tool call may have been malformed)"
 	MsgPlanningFailed = "Planning failed"
 	MsgCancelled      = "cancelled"
-	ReasonReadOnly    = "read-only workspace: pass --trusted to edit and verify"
+	ReasonReadOnly    = "The workspace is read-only, so the plan was not carried out: run again with --trusted to edit and verify"
 	ReasonRejected    = "Reviewer rejected the change"
 	ReasonFingerprint = verify.ReasonFingerprint
 )

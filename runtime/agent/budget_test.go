@@ -207,10 +207,10 @@ func TestTaskAndContextBudgetsCallNoModel(t *testing.T) {
 		wantStatus string
 		wantError  string
 	}{
-		{"empty task", "", 100000, report.StatusError, MsgInvalidTask},
-		{"blank task", " \n\t", 100000, report.StatusError, MsgInvalidTask},
-		{"oversized task", strings.Repeat("x", 16001), 100000, report.StatusError, MsgInvalidTask},
-		{"context budget", strings.Repeat("x", 5000), 4096, report.StatusUnverified, MsgContextBudget},
+		{"empty task", "", 100000, report.StatusError, "The task is empty: say what to change"},
+		{"blank task", " \n\t", 100000, report.StatusError, "The task is empty: say what to change"},
+		{"oversized task", strings.Repeat("x", 16001), 100000, report.StatusError, "The task is longer than agent.max_task_chars (16000 characters): shorten it or raise the limit"},
+		{"context budget", strings.Repeat("x", 5000), 4096, report.StatusUnverified, "The planner's conversation outgrew agent.max_context_chars (4096 characters): raise it or give a narrower task"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -61,7 +61,7 @@ func TestCancelDuringSlowModelTurn(t *testing.T) {
 	waitFor(t, "the model request", func() bool { return len(srv.Requests()) > 0 })
 	cancel()
 	rep := await(t, done)
-	if rep.Status != report.StatusCancelled || rep.Error != "cancelled" || rep.Verified {
+	if rep.Status != report.StatusCancelled || rep.Error != ReasonCancelled || rep.Reason != ReasonCancelled || rep.Verified {
 		t.Errorf("Run() = %s %q, want cancelled", rep.Status, rep.Error)
 	}
 	if rep.ModelCalls != 1 || len(rep.Roles) != 1 || rep.Roles[0].Status != report.StatusCancelled {
@@ -95,7 +95,7 @@ func TestCancelDuringRunningCheck(t *testing.T) {
 	})
 	cancel()
 	rep := await(t, done)
-	if rep.Status != report.StatusCancelled || rep.Error != "cancelled" {
+	if rep.Status != report.StatusCancelled || rep.Error != ReasonCancelled || rep.Reason != ReasonCancelled {
 		t.Errorf("Run() = %s %q, want cancelled", rep.Status, rep.Error)
 	}
 	if len(rep.ChangedFiles) != 1 || rep.ChangedFiles[0] != "a.go" {

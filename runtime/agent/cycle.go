@@ -19,19 +19,31 @@ type cycleOutcome struct {
 	verified     bool // the gate's decision: all of SPEC §8
 }
 
-// reason explains why a cycle did not verify, for the run report.
-func (o cycleOutcome) reason() string {
+// reason explains in one sentence why a cycle did not verify, for the run
+// report.
+func (o cycleOutcome) reason(cfg *config.Config) string {
 	switch {
 	case o.coder.Status != report.StatusOK:
-		return "coder " + o.coder.Status + ": " + o.coder.Error
+		return roleReason(cfg, o.coder)
+	case len(o.changed) == 0 && !o.verification.Verified && o.verification.Reason != "":
+		return reasonNoChange + ", and " + lowerFirst(o.verification.Reason)
 	case !o.verification.Verified:
 		return o.verification.Reason
 	case o.reviewer.Approved != nil && !*o.reviewer.Approved:
-		return ReasonRejected
+		return rejectedReason(o.reviewer)
 	case o.reviewer.Status != report.StatusOK:
-		return "reviewer " + o.reviewer.Status + ": " + o.reviewer.Error
+		return roleReason(cfg, o.reviewer)
 	}
 	return ""
+}
+
+// lowerFirst lowers the first letter of a sentence that does not start with
+// a name (a capital followed by a lower-case letter).
+func lowerFirst(s string) string {
+	if len(s) > 1 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'a' && s[1] <= 'z' {
+		return string(s[0]+'a'-'A') + s[1:]
+	}
+	return s
 }
 
 // cycle runs one cycle (reference §6.4): the coder; host verification,

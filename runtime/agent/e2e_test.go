@@ -2,7 +2,6 @@ package agent
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
@@ -163,7 +162,7 @@ func TestBackendErrorThroughOllama(t *testing.T) {
 	h := newHarness(t, cfg, ollamaBackend(t, srv, cfg))
 	rep := h.run(t, "task")
 	if rep.Status != report.StatusError || rep.ModelCalls != 1 ||
-		!strings.HasPrefix(rep.Error, MsgBackendFailure) || !strings.Contains(rep.Error, "model runner crashed") {
+		rep.Error != "The model server failed while the planner was working: ollama: model runner crashed" {
 		t.Errorf("Run() = %s %q after %d calls, want error with the server's message", rep.Status, rep.Error, rep.ModelCalls)
 	}
 }

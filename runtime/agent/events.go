@@ -88,9 +88,22 @@ type Event struct {
 
 // String renders e as one human-readable line, for example
 // "coder    tool file_edit src/a.go ok 3ms".
-func (e Event) String() string {
+func (e Event) String() string { return e.format(true) }
+
+// Line renders e as [Event.String] does without the column padding, for
+// front ends that do not align lines, such as MCP progress messages:
+// "coder tool file_edit src/a.go ok 3ms".
+func (e Event) Line() string { return e.format(false) }
+
+func (e Event) format(pad bool) string {
 	var b strings.Builder
-	col := func(s string) { fmt.Fprintf(&b, "%-8s ", s) }
+	col := func(s string) {
+		if pad {
+			fmt.Fprintf(&b, "%-8s ", s)
+		} else if s != "" {
+			b.WriteString(s + " ")
+		}
+	}
 	switch e.Kind {
 	case EventRunStart:
 		col("run")
@@ -105,7 +118,7 @@ func (e Event) String() string {
 			if r.Verified {
 				b.WriteString(" verified")
 			}
-			fmt.Fprintf(&b, " (%d model calls, %d tool calls, %d changed)", r.ModelCalls, r.ToolCalls, len(r.ChangedFiles))
+			fmt.Fprintf(&b, " (%s, %s, %d changed)", counted(r.ModelCalls, "model call"), counted(r.ToolCalls, "tool call"), len(r.ChangedFiles))
 		}
 		writeDuration(&b, e.DurationMS)
 		writeProblem(&b, e.Error)
@@ -118,7 +131,9 @@ func (e Event) String() string {
 	case EventRoleEnd:
 		col(e.Role)
 		b.WriteString(e.Status)
-		if e.Turn > 0 {
+		if e.Turn == 1 {
+			b.WriteString(" after 1 turn")
+		} else if e.Turn > 0 {
 			fmt.Fprintf(&b, " after %d turns", e.Turn)
 		}
 		writeDuration(&b, e.DurationMS)
@@ -245,4 +260,12 @@ func oneLine(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// counted is "1 tool call" or "3 tool calls".
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

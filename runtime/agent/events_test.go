@@ -30,6 +30,8 @@ func TestEventString(t *testing.T) {
 		{Event{Kind: EventRoleEnd, Role: "coder", Status: "unverified", Turn: 6, Error: "Role iteration budget exhausted"}, "coder    unverified after 6 turns: Role iteration budget exhausted"},
 		{Event{Kind: EventRunEnd, Status: "ok", DurationMS: 61000, Report: &report.Run{Verified: true, ModelCalls: 6, ToolCalls: 3, ChangedFiles: []string{"a.go"}}}, "run      ok verified (6 model calls, 3 tool calls, 1 changed) 61.0s"},
 		{Event{Kind: EventRunEnd, Status: "cancelled", Error: "cancelled"}, "run      cancelled: cancelled"},
+		{Event{Kind: EventRoleEnd, Role: "planner", Status: "ok", Turn: 1, DurationMS: 900}, "planner  ok after 1 turn 900ms"},
+		{Event{Kind: EventRunEnd, Status: "ok", Report: &report.Run{Verified: true, ModelCalls: 1, ToolCalls: 1}}, "run      ok verified (1 model call, 1 tool call, 0 changed)"},
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.e.Kind), func(t *testing.T) {
@@ -37,5 +39,21 @@ func TestEventString(t *testing.T) {
 				t.Errorf("Event.String() = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestEventLine: MCP progress messages carry no column padding.
+func TestEventLine(t *testing.T) {
+	for _, tc := range []struct {
+		e    Event
+		want string
+	}{
+		{Event{Kind: EventToolEnd, Role: "coder", Tool: "file_edit", Message: "src/a.go", Status: "ok", DurationMS: 3}, "coder tool file_edit src/a.go ok 3ms"},
+		{Event{Kind: EventCheckEnd, Check: "tests", Status: "failed", DurationMS: 2500}, "check tests failed 2.5s"},
+		{Event{Kind: EventRunStart, Message: "fix"}, `run start "fix"`},
+	} {
+		if got := tc.e.Line(); got != tc.want {
+			t.Errorf("Event.Line() = %q, want %q", got, tc.want)
+		}
 	}
 }

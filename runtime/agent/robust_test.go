@@ -143,7 +143,7 @@ func TestEmptyPlanNeverReachesTheCoder(t *testing.T) {
 		cfgEdit(cfg)
 		turns := []ollamatest.Turn{{}, {}}[:min(2, cfg.Agent.MaxIterations)]
 		rep, srv, h := fakeRun(t, cfg, "do it", turns...)
-		if rep.Status != report.StatusError || len(rep.Roles) != 1 || !strings.HasPrefix(rep.Error, MsgEmptyReply) {
+		if rep.Status != report.StatusError || len(rep.Roles) != 1 || !strings.HasPrefix(rep.Error, "The planner got an "+MsgEmptyReply) {
 			t.Errorf("max_iterations %d: Run() = %s %q, roles %v; want the empty-reply error after the planner alone", cfg.Agent.MaxIterations, rep.Status, rep.Error, roleStatuses(rep))
 		}
 		if told := strings.Contains(rep.Error, "told once"); told != (cfg.Agent.MaxIterations > 1) {

@@ -58,6 +58,9 @@ type ServiceOptions struct {
 	EditorStatusTimeout time.Duration
 	// Warnings are added to the configuration's warnings in status reports.
 	Warnings []string
+	// Home and UserFile are the user's home directory and user
+	// configuration file, for the onboarding warnings ("" when unknown).
+	Home, UserFile string
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 }
@@ -296,6 +299,7 @@ func (s *Service) Status(ctx context.Context) report.Status {
 	}
 	st.Capabilities.Undo = s.opts.Store != nil
 	st.Warnings = append(st.Warnings, s.opts.Warnings...)
+	st.Warnings = append(st.Warnings, s.Onboarding(ctx)...)
 	if s.opts.Editor != nil {
 		// Status must stay quick (the MCP server answers it between
 		// frames): a hung editor costs at most statusEditorTimeout here.
@@ -411,4 +415,26 @@ func (s *Service) ToolNames() []string {
 		names = append(names, t.Name)
 	}
 	return names
+}
+
+// onboardingTimeout bounds the workspace listing of the onboarding
+// warnings (status must stay quick; an editor FS lists over RPC).
+const onboardingTimeout = 2 * time.Second
+
+// Onboarding returns the warnings a new user needs before a run can ever
+// be verified (see verify.Onboarding): no configuration file, no required
+// check, a language in the workspace that no lint check covers, a
+// workspace at / or the home directory. The languages come from a bounded
+// listing of the workspace.
+func (s *Service) Onboarding(ctx context.Context) []string {
+	cfg := s.Config()
+	var files []string
+	if s.opts.FS != nil {
+		lctx, cancel := context.WithTimeout(ctx, onboardingTimeout)
+		if l, err := s.opts.FS.List(lctx, "."); err == nil {
+			files = l.Files
+		}
+		cancel()
+	}
+	return verify.Onboarding(&cfg, files, s.opts.Home, s.opts.UserFile)
 }

@@ -32,7 +32,7 @@ func TestContextOverflowStoppedBeforeTheServerTruncates(t *testing.T) {
 	if n := len(chatRequests(srv)); n != 1 || srv.Pending() != 1 {
 		t.Errorf("%d chat requests, %d turns left; want 1 and 1: the oversized prompt is never sent", n, srv.Pending())
 	}
-	if rep.Status != report.StatusError || !strings.HasPrefix(rep.Error, MsgContextOverflow) {
+	if rep.Status != report.StatusError || !strings.HasPrefix(rep.Error, "The planner's prompt no longer fits the model's context window (the next prompt is about") {
 		t.Errorf("Run() = %s %q, want the context_overflow error", rep.Status, rep.Error)
 	}
 }

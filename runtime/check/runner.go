@@ -52,9 +52,6 @@ const (
 	msgUntrusted = "Named checks require --trusted"
 	msgUnknown   = "No such configured check"
 	msgCancelled = "check cancelled"
-	// ReasonUnverified is the check report's reason whenever it is not
-	// verified.
-	ReasonUnverified = "Every required check must run and pass; at least one required check must be configured"
 )
 
 // DefaultTimeout is the timeout of a check whose configured timeout is not
@@ -93,7 +90,7 @@ type Runner struct {
 // The report is verified when at least one required check ran and all
 // required results are "ok"; its status is then "ok". Otherwise the status is
 // "failed" when a required check failed, else "cancelled" when a check was
-// cancelled, else "unverified"; the reason is [ReasonUnverified].
+// cancelled, else "unverified"; the reason is the sentence of [Reason].
 //
 // Once ctx is cancelled, the running check is stopped and the checks not yet
 // started are not executed: each is still reported, with status "cancelled",
@@ -122,7 +119,22 @@ func (r *Runner) Run(ctx context.Context, name string) report.CheckReport {
 			})
 		}
 	}
-	return aggregate(results, required)
+	rep := aggregate(results, required)
+	req := make([]report.CheckResult, len(required))
+	for i, idx := range required {
+		req[i] = results[idx]
+	}
+	rep.Reason = reason(rep, req, r.names())
+	return rep
+}
+
+// names are the configured checks' names, in configuration order.
+func (r *Runner) names() []string {
+	out := make([]string, 0, len(r.Checks))
+	for _, c := range r.Checks {
+		out = append(out, c.Name)
+	}
+	return out
 }
 
 // find returns the first configured check called name.
@@ -165,9 +177,6 @@ func aggregate(results []report.CheckResult, required []int) report.CheckReport 
 		rep.Status = report.StatusCancelled
 	default:
 		rep.Status = report.StatusUnverified
-	}
-	if !verified {
-		rep.Reason = ReasonUnverified
 	}
 	return rep
 }

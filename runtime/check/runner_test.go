@@ -26,17 +26,21 @@ func TestAggregation(t *testing.T) {
 		status   string
 		verified bool
 		statuses []string
+		// reason is the report's sentence ("" when verified).
+		reason    string
+		untrusted bool
 	}{
-		{name: "no checks", status: report.StatusUnverified},
+		{name: "no checks", status: report.StatusUnverified, reason: ReasonNoChecks},
 		{
 			name:   "only optional",
 			checks: []config.Check{optional("a", ok...), optional("b", ok...)},
-			status: report.StatusUnverified, statuses: []string{"ok", "ok"},
+			status: report.StatusUnverified, statuses: []string{"ok", "ok"}, reason: ReasonNoRequired,
 		},
 		{
 			name:   "required fails, optional passes",
 			checks: []config.Check{required("a", fail...), optional("b", ok...)},
 			status: report.StatusFailed, statuses: []string{"failed", "ok"},
+			reason: "The required check a (exit 1) failed; its output says why",
 		},
 		{
 			name:   "optional fails, required passes",
@@ -57,42 +61,55 @@ func TestAggregation(t *testing.T) {
 			name:   "named optional failing check fails",
 			checks: []config.Check{optional("a", fail...), required("b", ok...)},
 			run:    "a", status: report.StatusFailed, statuses: []string{"failed"},
+			reason: "The required check a (exit 1) failed; its output says why",
 		},
 		{
 			name:   "required timeout",
 			checks: []config.Check{required("a", ok...), slow},
 			status: report.StatusUnverified, statuses: []string{"ok", "timeout"},
+			reason: "The required check slow timed out after 50ms; raise [check.slow] timeout or make it faster",
 		},
 		{
 			name:   "required unavailable",
 			checks: []config.Check{required("a", ok...), required("b", "flow-no-such-executable-x9")},
 			status: report.StatusUnverified, statuses: []string{"ok", "unavailable"},
+			reason: "The check b could not start: flow-no-such-executable-x9 is not installed or not on PATH; install it or change [check.b] cmd",
 		},
 		{
 			name:   "failure beats timeout",
 			checks: []config.Check{slow, required("b", fail...)},
 			status: report.StatusFailed, statuses: []string{"timeout", "failed"},
+			reason: "The required check b (exit 1) failed; its output says why",
+		},
+		{
+			name:   "two required fail",
+			checks: []config.Check{required("a", fail...), required("b", sh("exit 3")...)},
+			status: report.StatusFailed, statuses: []string{"failed", "failed"},
+			reason: "The required checks a (exit 1) and b (exit 3) failed; their output says why",
+		},
+		{
+			name:   "untrusted",
+			checks: []config.Check{required("a", ok...)}, untrusted: true,
+			status: report.StatusUnverified, statuses: []string{"unverified"}, reason: ReasonUntrusted,
 		},
 		{
 			name:   "unknown name",
-			checks: []config.Check{required("a", ok...)},
+			checks: []config.Check{required("a", ok...), optional("b", ok...)},
 			run:    "nope", status: report.StatusUnverified, statuses: []string{"unavailable"},
+			reason: `No check named "nope" is configured; the configured checks are a, b`,
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := newRunner(t, tc.checks...)
+			r.Trusted = !tc.untrusted
 			rep := r.Run(t.Context(), tc.run)
 			if rep.Status != tc.status || rep.Verified != tc.verified {
 				t.Errorf("Run(%q) = %q, verified %v, want %q, %v", tc.run, rep.Status, rep.Verified, tc.status, tc.verified)
 			}
-			wantReason := ReasonUnverified
-			if tc.verified {
-				wantReason = ""
-			}
-			if rep.Reason != wantReason {
-				t.Errorf("Run(%q) reason = %q, want %q", tc.run, rep.Reason, wantReason)
+			if rep.Reason != tc.reason {
+				t.Errorf("Run(%q) reason = %q, want %q", tc.run, rep.Reason, tc.reason)
 			}
 			if rep.Checks == nil {
 				t.Errorf("Run(%q) checks = nil, want a (possibly empty) list", tc.run)

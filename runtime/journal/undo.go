@@ -3,6 +3,7 @@ package journal
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -132,6 +133,10 @@ func (s *Store) undoEntry(ctx context.Context, fsys bufferfs.FS, dir string, e *
 	}
 	failure := func(reason string) bool {
 		rep.Conflicts = append(rep.Conflicts, report.Conflict{Path: e.path, Reason: reason})
+		if rep.Error == "" {
+			// The first failure is the cause the report leads with.
+			rep.Error = e.path + " could not be restored: " + reason
+		}
 		return false
 	}
 	cur, err := fsys.Stat(ctx, e.path)
@@ -186,6 +191,9 @@ func (s *Store) undoEntry(ctx context.Context, fsys bufferfs.FS, dir string, e *
 		return failure("left untouched: the journal's copy of the old content is damaged")
 	}
 	if _, err := fsys.Write(ctx, e.path, old, bufferfs.WriteOptions{Mode: e.oldMode}); err != nil {
+		if errors.Is(err, bufferfs.ErrDirtyBuffer) {
+			return failure("it has unsaved changes in the editor: save or discard it, then run flow undo again")
+		}
 		return failure("restoring the old content failed: " + err.Error())
 	}
 	after, err := fsys.Stat(ctx, e.path)
@@ -255,7 +263,9 @@ func summarise(rep *report.Undo, files int, failed bool) {
 		rep.Message = "undid run " + rep.RunID + " partly: " + strings.Join(parts, ", ") + "; run flow undo again after resolving them"
 	default:
 		rep.Message = "undo of run " + rep.RunID + " failed for some files: " + strings.Join(parts, ", ")
-		rep.Error = "some files could not be restored"
+		if rep.Error == "" {
+			rep.Error = "some files could not be restored"
+		}
 	}
 }
 

@@ -286,6 +286,9 @@ func TestUndoWriteFailure(t *testing.T) {
 	if rep.Status != "error" || len(rep.Conflicts) != 2 || !strings.Contains(rep.Conflicts[0].Reason, "read-only") {
 		t.Fatalf("Undo(read-only disk) = %+v, want error naming the read-only refusal", rep)
 	}
+	if !strings.HasPrefix(rep.Error, "a.txt could not be restored: restoring the old content failed: ") || !strings.Contains(rep.Error, "read-only") {
+		t.Errorf("Undo(read-only disk) error = %q, want the first file and its cause", rep.Error)
+	}
 	rep, err := f.store.Undo(t.Context(), f.disk, "run-1")
 	if err != nil || rep.Status != "ok" || len(rep.Restored) != 1 || len(rep.Removed) != 1 {
 		t.Fatalf("Undo(trusted disk) = %+v, %v; want ok", rep, err)

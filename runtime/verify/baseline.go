@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"flow/runtime/report"
@@ -136,5 +137,14 @@ func applyBaseline(v *report.Verification, base []report.CheckResult) {
 		return
 	}
 	s := CompareBaseline(failing, base)
+	var codes []string
+	for _, c := range failing {
+		if c.Returncode != nil {
+			codes = append(codes, fmt.Sprintf("%s exits %d", c.Name, *c.Returncode))
+		}
+	}
 	v.Reason = strings.ToUpper(s[:1]) + s[1:]
+	if len(codes) > 0 {
+		v.Reason += "; " + strings.Join(codes, ", ") + ", its output says why"
+	}
 }

@@ -1,16 +1,19 @@
 package verify
 
 import (
+	"fmt"
 	"slices"
 
+	flowcheck "flow/runtime/check"
 	"flow/runtime/report"
 )
 
 // Reasons a verification is not verified.
 const (
-	// ReasonChecks is given when the required checks did not all run and
-	// pass (the check runner's own wording).
-	ReasonChecks = "Every required check must run and pass; at least one required check must be configured"
+	// ReasonChecks is the last resort when the required checks did not all
+	// run and pass and the check report names no cause (the check runner
+	// names one: see check.Reason).
+	ReasonChecks = "The required checks did not all run and pass"
 	// ReasonCoverage is given when a changed source file lacks static coverage.
 	ReasonCoverage = "Missing or failing static analysis for changed source"
 	// ReasonStale is given when a changed file moved after the coder finished.
@@ -71,16 +74,25 @@ func Decide(checks report.CheckReport, coverage []report.Coverage, fingerprints 
 		v.Status = report.StatusUnverified
 	}
 	if !v.Verified && v.Reason == "" {
+		unverified := checks
+		unverified.Verified = false
+		v.Reason = flowcheck.Reason(unverified, nil)
+	}
+	if !v.Verified && v.Reason == "" {
 		v.Reason = ReasonChecks
 	}
 	for _, c := range v.Coverage {
 		if c.Status == report.StatusOK {
 			continue
 		}
+		checksPassed := v.Verified
 		v.Verified = false
 		if !failureStatuses[v.Status] {
 			v.Status = report.StatusUnverified
-			v.Reason = ReasonCoverage
+			if checksPassed {
+				// A check failure or absence is the cause to name first.
+				v.Reason = coverageReason(c)
+			}
 		}
 		break
 	}
@@ -100,4 +112,14 @@ func MarkStale(v *report.Verification, reason string) {
 	v.Status = report.StatusStale
 	v.Verified = false
 	v.Reason = reason
+}
+
+// coverageReason names the changed file without passing static analysis.
+func coverageReason(c report.Coverage) string {
+	lang := c.Language
+	if lang == "" {
+		lang = "its language"
+	}
+	return fmt.Sprintf("%s: no lint check passed on %s; configure a required lint check for %s (kind = \"lint\") or fix its findings",
+		ReasonCoverage, c.Path, lang)
 }

@@ -45,20 +45,20 @@ func TestDecide(t *testing.T) {
 			name:       "runner claims verified without any required check",
 			checks:     report.CheckReport{Status: "ok", Verified: true, Checks: []report.CheckResult{check("opt", "lint", "ok", false, "*")}},
 			wantStatus: "unverified",
-			wantReason: ReasonChecks,
+			wantReason: "No required check ran, so nothing verified the workspace: mark at least one [check.NAME] required = true",
 		},
 		{
 			name:       "runner claims verified with a failing required check",
 			checks:     report.CheckReport{Status: "ok", Verified: true, Checks: []report.CheckResult{okLint, failTest}},
 			wantStatus: "unverified",
-			wantReason: ReasonChecks,
+			wantReason: "The required check test failed; its output says why",
 		},
 		{
 			name:       "coverage gap",
 			checks:     report.CheckReport{Status: "ok", Verified: true, Checks: []report.CheckResult{okLint}},
 			coverage:   []report.Coverage{covered, gap},
 			wantStatus: "unverified",
-			wantReason: ReasonCoverage,
+			wantReason: ReasonCoverage + `: no lint check passed on b.py; configure a required lint check for python (kind = "lint") or fix its findings`,
 		},
 		{
 			name:       "failed checks keep status and reason despite a gap",
@@ -78,7 +78,7 @@ func TestDecide(t *testing.T) {
 			name:       "empty status",
 			checks:     report.CheckReport{},
 			wantStatus: "unverified",
-			wantReason: ReasonChecks,
+			wantReason: "No checks are configured, so nothing can verify the workspace: add a [check.NAME] with required = true to the configuration",
 		},
 		{
 			name:       "error text becomes reason",

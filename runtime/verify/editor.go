@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"strings"
 
 	"flow/runtime/editor"
 	"flow/runtime/report"
@@ -47,7 +48,7 @@ func (c *EditorChecks) Run(ctx context.Context, name string) report.CheckReport 
 		return editorReport(report.StatusUnverified, ReasonEditorUnavailable+err.Error(), nil)
 	}
 	if before.Dirty() {
-		return editorReport(report.StatusStale, ReasonUnsavedBuffers, nil)
+		return editorReport(report.StatusStale, UnsavedReason(before), nil)
 	}
 	rep := c.Checks.Run(ctx, name)
 	if ctx.Err() != nil {
@@ -58,7 +59,7 @@ func (c *EditorChecks) Run(ctx context.Context, name string) report.CheckReport 
 	case err != nil:
 		MarkCheckStale(&rep, ReasonEditorUnavailable+err.Error())
 	case after.Dirty():
-		MarkCheckStale(&rep, ReasonUnsavedBuffers)
+		MarkCheckStale(&rep, UnsavedReason(after))
 	case !editor.SameSnapshot(before.Snapshot, after.Snapshot):
 		MarkCheckStale(&rep, ReasonEditorChanged)
 	}
@@ -89,7 +90,7 @@ func EditorSnapshot(ctx context.Context, ed EditorState) (map[string]any, string
 		return nil, ReasonEditorUnavailable + err.Error()
 	}
 	if c.Dirty() {
-		return nil, ReasonUnsavedBuffers
+		return nil, UnsavedReason(c)
 	}
 	if c.Snapshot == nil {
 		return map[string]any{}, ""
@@ -113,4 +114,36 @@ func EditorUnchanged(ctx context.Context, ed EditorState, earlier map[string]any
 		return ReasonEditorStale
 	}
 	return ""
+}
+
+// UnsavedReason is the sentence of checks refused for unsaved buffers: which
+// files, and what to do ("save or discard"). Without the files' names it is
+// [ReasonUnsavedBuffers].
+func UnsavedReason(c editor.Context) string {
+	var paths []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	if c.Modified {
+		p, _ := c.Raw["path"].(string)
+		add(p)
+	}
+	for _, b := range c.DirtyBuffers {
+		if m, ok := b.(map[string]any); ok {
+			p, _ := m["path"].(string)
+			add(p)
+		}
+	}
+	switch len(paths) {
+	case 0:
+		return ReasonUnsavedBuffers
+	case 1:
+		return paths[0] + " has unsaved changes in the editor, which the checks would not see: save or discard it, then run again"
+	}
+	return strings.Join(paths[:len(paths)-1], ", ") + " and " + paths[len(paths)-1] +
+		" have unsaved changes in the editor, which the checks would not see: save or discard them, then run again"
 }

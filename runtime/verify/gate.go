@@ -2,6 +2,8 @@ package verify
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"flow/bufferfs"
 	"flow/runtime/report"
@@ -148,7 +150,7 @@ func (p *Pass) Recheck(ctx context.Context) (report.Verification, bool) {
 	case err != nil:
 		reason = ReasonFingerprint + err.Error()
 	case len(Changed(p.before, after)) > 0:
-		reason = ReasonStale
+		reason = staleReason(Changed(p.before, after))
 	case p.snap != nil:
 		reason = EditorUnchanged(ctx, p.gate.Editor, p.snap)
 	}
@@ -175,4 +177,14 @@ func (p *Pass) Verified(roles Roles) bool {
 		roles.Coder.Status == report.StatusOK &&
 		roles.Reviewer.Status == report.StatusOK && approved != nil && *approved &&
 		p.v.Verified
+}
+
+// staleReason names the files that changed after the checks ran.
+func staleReason(files []string) string {
+	const most = 3
+	list := strings.Join(files[:min(len(files), most)], ", ")
+	if len(files) > most {
+		list += fmt.Sprintf(" and %d more", len(files)-most)
+	}
+	return ReasonStale + ": " + list + " changed after the checks ran, so their results no longer apply; run again"
 }

@@ -209,7 +209,7 @@ func TestGuard(t *testing.T) {
 			files:      map[string]file{"calc_test.go": {s(calcTest), s("package calc\n")}},
 			checks:     report.CheckReport{Status: report.StatusFailed, Checks: []report.CheckResult{vet, result("test", "test", report.StatusFailed, true, "go")}},
 			wantStatus: report.StatusFailed,
-			wantReason: []string{verify.ReasonChecks},
+			wantReason: []string{"The required check test failed"},
 			wantWhat:   []string{"test_removed", "assertions_removed"},
 		},
 		{
@@ -280,7 +280,7 @@ func TestGuard(t *testing.T) {
 			checks:     report.CheckReport{Status: report.StatusFailed, Checks: []report.CheckResult{vet, result("test", "test", report.StatusFailed, true, "go")}},
 			guard:      verify.Guard{RequireFailingFirst: true},
 			wantStatus: report.StatusFailed,
-			wantReason: []string{verify.ReasonChecks},
+			wantReason: []string{"The required check test failed"},
 		},
 		{
 			name:   "a broken check is named against the baseline",

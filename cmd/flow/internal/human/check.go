@@ -1,11 +1,7 @@
 package human
 
 func (p *printer) check(r checkView) {
-	verdict := "not verified"
-	if r.Verified {
-		verdict = "verified"
-	}
-	p.line("%s %s · %s", p.mark(r.Status), p.style(bold, verdict), p.statusWord(r.Status))
+	p.line("%s", p.verdict(r.Status, r.Verified))
 	if why := reason(r.Status, r.Reason, r.Error); why != "" {
 		p.line("  %s", why)
 	}

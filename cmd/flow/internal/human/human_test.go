@@ -22,8 +22,12 @@ func TestGolden(t *testing.T) {
 		{"run-ok", "run"},
 		{"run-diff", "run"},
 		{"run-error", "run"},
+		{"run-rejected", "run"},
 		{"check-fail", "check"},
+		{"check-untrusted", "check"},
+		{"check-unknown", "check"},
 		{"status", "status"},
+		{"status-onboarding", "status"},
 		{"undo", "undo"},
 		{"doctor", "doctor"},
 	} {

@@ -6,11 +6,7 @@ import (
 )
 
 func (p *printer) run(r runView) {
-	verdict := "not verified"
-	if r.Verified {
-		verdict = "verified"
-	}
-	head := fmt.Sprintf("%s %s · %s", p.mark(r.Status), p.style(bold, verdict), p.statusWord(r.Status))
+	head := p.verdict(r.Status, r.Verified)
 	if r.RunID != "" {
 		head += " · run " + r.RunID
 	}
@@ -32,6 +28,20 @@ func (p *printer) run(r runView) {
 	if len(r.ChangedFiles) > 0 && r.RunID != "" {
 		p.line("%s", p.style(dim, "undo with: flow undo "+r.RunID))
 	}
+}
+
+// verdict is the summary's head: the mark, verified or not, and the status
+// unless it says the same again ("ok" when verified, "unverified" when not).
+func (p *printer) verdict(status string, verified bool) string {
+	word := "not verified"
+	if verified {
+		word = "verified"
+	}
+	head := p.mark(status) + " " + p.style(bold, word)
+	if (verified && status != "ok") || (!verified && status != "unverified") {
+		head += " · " + p.statusWord(status)
+	}
+	return head
 }
 
 // reason is the sentence that leads a summary: the report's reason, or its

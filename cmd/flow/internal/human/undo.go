@@ -6,14 +6,14 @@ func (p *printer) undo(r undoView) {
 		head += " · run " + r.RunID
 	}
 	p.line("%s", head)
-	msg := r.Message
-	if msg == "" {
-		msg = r.Error
-	} else if r.Error != "" && r.Status != "ok" {
-		msg += ": " + r.Error
-	}
-	if msg != "" {
-		p.line("  %s", msg)
+	// A failed undo leads with its cause; the message says what was done.
+	if r.Error != "" && r.Status != "ok" {
+		p.line("  %s", r.Error)
+		if r.Message != "" && r.Message != r.Error {
+			p.line("  %s", p.style(dim, r.Message))
+		}
+	} else if r.Message != "" {
+		p.line("  %s", r.Message)
 	}
 	p.files("restored", r.Restored)
 	p.files("removed", r.Removed)
