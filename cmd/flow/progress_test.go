@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -60,5 +62,22 @@ func TestRunPrintsOnboardingWarnings(t *testing.T) {
 	if strings.Contains(r.stdout, "warning") || !strings.HasPrefix(r.stdout, `{"status":"error",`) ||
 		!strings.Contains(r.stdout, `"error":"The task is empty: say what to change"`) {
 		t.Errorf("flow run stdout is not just the report:\n%s", r.stdout)
+	}
+}
+
+// TestInterruptedMessages: an interrupt says what it left behind, and a
+// check, which edits nothing, does not speak of edits.
+func TestInterruptedMessages(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for cmd, want := range map[string]string{
+		"run":   "flow interrupted; edits already written remain (see flow undo)\n",
+		"check": "flow interrupted; the running check was stopped\n",
+	} {
+		var stderr, stdout bytes.Buffer
+		e := &env{opts: &options{command: cmd}, stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+		if code := finish(ctx, e, nil, "", nil); code != exitInterrupted || stderr.String() != want || stdout.Len() != 0 {
+			t.Errorf("%s interrupted: exit %d, stderr %q, stdout %q; want %d, %q, nothing", cmd, code, stderr.String(), stdout.String(), exitInterrupted, want)
+		}
 	}
 }
