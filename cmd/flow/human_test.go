@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"flow/runtime/report"
 )
 
 // openPTY opens a pseudo-terminal pair: the test reads the master, the
@@ -103,7 +106,7 @@ kind = "test"
 		t.Fatalf("flow check on a terminal = %d\n%s", code, out)
 	}
 	for _, want := range []string{
-		"✗ not verified · failed\n",
+		"✗ not verified · failed\n  The required check test (exit 1) failed; its output says why\n",
 		"checks\n  ✓ lint  ok  ",
 		"  ✗ test  failed (exit 1)  ",
 		"      --- FAIL: TestAdd (0.00s)\n          calc_test.go:7: Add(2, 3) = -1, want 5\n      FAIL\n",
@@ -134,6 +137,27 @@ kind = "test"
 	if code != 0 || piped.code != 0 || jsonTTY != piped.stdout || !strings.HasPrefix(piped.stdout, `{"status":"ok",`) ||
 		strings.Count(piped.stdout, "\n") != 1 {
 		t.Errorf("status --json on a terminal:\n%q\npiped:\n%q", jsonTTY, piped.stdout)
+	}
+
+	// Without --trusted, check says exactly why nothing ran.
+	out, code = runFlowTTY(t, dir, env, "check", "-c", cfg)
+	if code != 1 || !strings.HasPrefix(out, "! not verified\n  Checks were not run because flow was started without --trusted: run it with --trusted") {
+		t.Errorf("untrusted check summary = %d:\n%s", code, out)
+	}
+
+	// Piped, stdout is byte for byte the report's one JSON object: the
+	// report re-encoded gives the same bytes.
+	pipedCheck := runFlow(t, dir, env, "check", "--trusted", "-c", cfg)
+	var rep report.CheckReport
+	if err := json.Unmarshal([]byte(pipedCheck.stdout), &rep); err != nil {
+		t.Fatalf("piped check stdout is not one JSON report: %v\n%q", err, pipedCheck.stdout)
+	}
+	again, err := report.Marshal(rep)
+	if err != nil || string(again)+"\n" != pipedCheck.stdout || pipedCheck.code != 1 {
+		t.Errorf("piped check stdout (exit %d) is not exactly the report's JSON:\n%q\nre-encoded:\n%q", pipedCheck.code, pipedCheck.stdout, again)
+	}
+	if rep.Reason != "The required check test (exit 1) failed; its output says why" {
+		t.Errorf("piped check reason = %q", rep.Reason)
 	}
 
 	// Colours unless NO_COLOR.

@@ -146,8 +146,8 @@ func TestCheckReasonTable(t *testing.T) {
 			cfg.Trusted = tc.trusted
 			svc := newService(t, cfg, nil, t.TempDir())
 			rep := svc.Check(t.Context(), tc.run, nil)
-			if rep.Status != tc.status || rep.Reason != tc.reason {
-				t.Errorf("Check(%q) = %s %q, want %s %q", tc.run, rep.Status, rep.Reason, tc.status, tc.reason)
+			if rep.Status != tc.status || rep.Reason != tc.reason || rep.Error != tc.reason {
+				t.Errorf("Check(%q) = %s, reason %q, error %q, want %s %q for both", tc.run, rep.Status, rep.Reason, rep.Error, tc.status, tc.reason)
 			}
 		})
 	}

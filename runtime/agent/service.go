@@ -153,7 +153,7 @@ func (s *Service) Run(ctx context.Context, task string, events func(Event)) repo
 	j, err := s.StartRun(ctx, task, events)
 	if err != nil {
 		cfg := s.Config()
-		return report.Run{Status: failure(err), Task: task, Workspace: cfg.Workspace, Error: err.Error()}.Normalize()
+		return report.Run{Status: failure(err), Task: task, Workspace: cfg.Workspace, Reason: err.Error(), Error: err.Error()}.Normalize()
 	}
 	rep, _ := j.Result()
 	return rep.(report.Run)
@@ -207,6 +207,10 @@ func (s *Service) StartCheck(ctx context.Context, name string, events func(Event
 	cfg := s.Config()
 	return s.gate.Start(ctx, job.KindCheck, func(ctx context.Context, j *job.Job) (any, string) {
 		rep := s.editorChecks(s.checkRunner(&cfg, s.checkEvents(tagged(j, events)))).Run(ctx, name)
+		if rep.Status != report.StatusOK && rep.Error == "" {
+			// As for runs: the sentence is the error MCP hosts show.
+			rep.Error = rep.Reason
+		}
 		return rep, rep.Status
 	})
 }
