@@ -8,7 +8,9 @@
 #   import  `ollama create` the verified file with a tools-capable Qwen2.5
 #           TEMPLATE and check that `ollama show` lists `tools`
 #   serve   run that Ollama in the foreground on $FLOW_EVAL_OLLAMA_HOST
-#           (default 127.0.0.1:11434) with the imported models
+#           (default 127.0.0.1:11434) with the imported models, keeping a
+#           loaded model for an hour and a 16384-token window for the
+#           OpenAI-compatible API (OLLAMA_KEEP_ALIVE, OLLAMA_CONTEXT_LENGTH)
 #   all     fetch + import (the default; what `make weights` runs)
 #   info    print the joined file's GGUF metadata (general.name, ...)
 #
@@ -194,6 +196,7 @@ serve() {
 	local host="${FLOW_EVAL_OLLAMA_HOST:-127.0.0.1:11434}"
 	log "ollama serve on $host with the models in $OLLAMA_MODELS_DIR (Ctrl-C stops it)"
 	HOME="$OLLAMA_HOME_DIR" OLLAMA_HOST="$host" OLLAMA_MODELS="$OLLAMA_MODELS_DIR" OLLAMA_NO_CLOUD=1 \
+		OLLAMA_KEEP_ALIVE="${OLLAMA_KEEP_ALIVE:-1h}" OLLAMA_CONTEXT_LENGTH="${OLLAMA_CONTEXT_LENGTH:-16384}" \
 		exec "$OLLAMA_BIN" serve
 }
 
