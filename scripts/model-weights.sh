@@ -177,7 +177,10 @@ import_model() {
 			log "$OLLAMA_NAME is already imported from this file and Modelfile"
 		else
 			log "ollama create $OLLAMA_NAME (copies the weights into $OLLAMA_MODELS_DIR)"
-			HOME="$OLLAMA_HOME_DIR" "$OLLAMA_BIN" create "$OLLAMA_NAME" -f "$mf" >/dev/null
+			HOME="$OLLAMA_HOME_DIR" "$OLLAMA_BIN" create "$OLLAMA_NAME" -f "$mf" >"$DIR/import-create.log" 2>&1 || {
+				tail -n 5 "$DIR/import-create.log" >&2
+				die "ollama create $OLLAMA_NAME failed (log: $DIR/import-create.log)"
+			}
 		fi
 		local shown
 		shown="$(HOME="$OLLAMA_HOME_DIR" "$OLLAMA_BIN" show "$OLLAMA_NAME")"
