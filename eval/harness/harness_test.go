@@ -85,6 +85,24 @@ func TestTasksAreWellFormed(t *testing.T) {
 	}
 }
 
+func TestLoadTasksSelects(t *testing.T) {
+	tasks, err := LoadTasks(tasksDir, []string{"py-slugify", "go-*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tk := range tasks {
+		names = append(names, tk.Name)
+	}
+	want := "py-slugify go-inventory-remove go-server-host go-stats-median go-textutil-reverse"
+	if strings.Join(names, " ") != want {
+		t.Errorf("tasks %v, want %s", names, want)
+	}
+	if _, err := LoadTasks(tasksDir, []string{"no-such-task"}); err == nil || !strings.Contains(err.Error(), "no-such-task") {
+		t.Errorf("an unknown task gave %v", err)
+	}
+}
+
 func TestLoadTaskRejectsBadTasks(t *testing.T) {
 	cases := map[string]struct {
 		taskJSON, flowTOML, want string

@@ -49,7 +49,8 @@ var (
 func (t *Task) CanBeDone() bool { return t.Possible == nil || *t.Possible }
 
 // LoadTasks reads every task under dir, sorted by name; names, when not
-// empty, selects tasks by exact name or by a prefix ending in '*'.
+// empty, selects tasks by exact name or by a prefix ending in '*', in the
+// order of names.
 func LoadTasks(dir string, names []string) ([]*Task, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -86,7 +87,22 @@ func LoadTasks(dir string, names []string) ([]*Task, error) {
 	if len(tasks) == 0 {
 		return nil, fmt.Errorf("no tasks in %s", dir)
 	}
-	sort.Slice(tasks, func(i, j int) bool { return tasks[i].Name < tasks[j].Name })
+	// In the order asked for (the first pattern a task matches), else by name.
+	rank := func(t *Task) int {
+		for i, n := range names {
+			if selected(t.Name, []string{n}) {
+				return i
+			}
+		}
+		return 0
+	}
+	sort.SliceStable(tasks, func(i, j int) bool {
+		ri, rj := rank(tasks[i]), rank(tasks[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return tasks[i].Name < tasks[j].Name
+	})
 	return tasks, nil
 }
 
