@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"flow/runtime/model/ollamatest"
 )
@@ -301,5 +302,48 @@ func TestToolCallSources(t *testing.T) {
 	})
 	if n == nil || tx == nil || rf == nil || *n != 2 || *tx != 2 || *rf != 1 {
 		t.Errorf("counts %v %v %v; want 2 native, 2 from text, 1 refused", n, tx, rf)
+	}
+}
+
+// TestInterruptedRunIsNotAResult: a run cut short by the harness's own
+// interruption measured nothing; it stays pending instead of counting as a
+// failure.
+func TestInterruptedRunIsNotAResult(t *testing.T) {
+	needTools(t, "go")
+	srv := ollamatest.NewServer()
+	srv.SetModels("flow-eval-scripted")
+	srv.SetCapabilities("flow-eval-scripted", "completion", "tools")
+	srv.Enqueue(ollamatest.Turn{Content: "never sent", Delay: 10 * time.Minute})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv.OnRequest = func(r ollamatest.Recorded) {
+		if r.Path == "/api/chat" {
+			cancel()
+		}
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run.json")
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{
+		"-flow", flowBin, "-tasks-dir", tasksDir, "-tools-dir", toolsDir, "-tasks", "go-stats-median",
+		"-base-url", srv.URL, "-model", "flow-eval-scripted", "-doctor=false", "-work-dir", filepath.Join(dir, "work"), "-out", out,
+	}, &stdout, &stderr)
+	if code != 130 {
+		t.Errorf("exit %d, want 130\n%s", code, stderr.String())
+	}
+	var f File
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Results) != 0 || f.Finished || len(f.Pending) != 1 || f.Pending[0].Task != "go-stats-median" {
+		t.Errorf("results %d, finished %t, pending %v; want none, false, the task", len(f.Results), f.Finished, f.Pending)
 	}
 }

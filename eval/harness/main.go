@@ -223,11 +223,17 @@ func Evaluate(ctx context.Context, o *Options, tasks []*Task, scratch, out strin
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return nil, fmt.Errorf("results folder: %w", err)
 	}
+	f.Pending = queue
 	for i, p := range queue {
 		if ctx.Err() != nil {
 			break
 		}
 		r := RunOne(ctx, o, byName[p.Task], p.Rep, scratch)
+		if ctx.Err() != nil {
+			// Interrupted: the run measured nothing; it stays pending.
+			f.Pending = queue[i:]
+			break
+		}
 		f.Results = append(f.Results, r)
 		fmt.Fprintln(progress, ProgressLine(i+1, len(queue), r))
 		f.Pending = queue[i+1:]
