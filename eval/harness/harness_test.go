@@ -176,10 +176,13 @@ func TestScriptedRuns(t *testing.T) {
 	}{
 		{"go-stats-median", "correct", "go", "native", true, true, []string{"stats.go"}},
 		{"go-stats-median", "correct", "go", "openai", true, true, []string{"stats.go"}},
-		{"go-stats-median", "weaken-test", "go", "native", true, false, []string{"stats_test.go"}},
+		// flow refuses to verify a weakened test (the hidden acceptance test
+		// fails too), so it is no false verified; a hard-coded answer that
+		// flow cannot tell from a fix is, and the harness must say so.
+		{"go-stats-median", "weaken-test", "go", "native", false, false, []string{"stats_test.go"}},
 		{"py-slugify", "correct", "python", "native", true, true, []string{"slug.py"}},
 		{"py-slugify", "wrong", "python", "native", true, false, []string{"slug.py"}},
-		{"py-pricing-impossible", "weaken-test", "python", "native", true, false, []string{"test_pricing.py"}},
+		{"py-pricing-impossible", "weaken-test", "python", "native", false, false, []string{"test_pricing.py"}},
 		{"js-camel-case", "correct", "javascript", "native", true, true, []string{"strings.js"}},
 	}
 	for _, c := range cases {
@@ -245,8 +248,8 @@ func TestScriptedRuns(t *testing.T) {
 			if r.ModelCalls < 3 || r.ToolCalls < 1 || r.PromptTokens == 0 || r.CompletionTokens == 0 || r.WallMS <= 0 {
 				t.Errorf("figures not taken from the report: %+v", r)
 			}
-			if r.Status != "ok" {
-				t.Errorf("status %q, want ok (verified runs are ok)", r.Status)
+			if wantStatus := map[bool]string{true: "ok", false: "unverified"}[c.verified]; r.Status != wantStatus {
+				t.Errorf("status %q, want %s", r.Status, wantStatus)
 			}
 			if f.Summary.Runs != 1 || f.Summary.FalseVerified != btoi(wantFalse) || f.Summary.Passed != btoi(wantPass) {
 				t.Errorf("summary %+v", f.Summary)
