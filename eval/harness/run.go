@@ -1,0 +1,421 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Options are the harness's settings (the command-line flags).
+type Options struct {
+	Flow          string // the flow binary
+	TasksDir      string
+	ToolsDir      string // eval/tools: node_modules/ and .venv/
+	Tasks         []string
+	Reps          int
+	BaseURL       string
+	Model         string
+	API           string // native or openai
+	ContextLength int
+	CallTimeout   float64       // seconds per model call (ollama.timeout)
+	TaskTimeout   time.Duration // the whole flow run
+	WorkDir       string        // scratch space; a temporary directory when empty
+	Keep          bool          // keep the workspaces
+}
+
+const defaultAcceptanceTimeout = 5 * time.Minute
+
+// Result is one task × repetition. Fields the run's report does not carry
+// are nil, so that a comparison never mistakes "unknown" for zero.
+type Result struct {
+	Task             string   `json:"task"`
+	Language         string   `json:"language"`
+	Kind             string   `json:"kind"`
+	Possible         bool     `json:"possible"`
+	Rep              int      `json:"rep"`
+	Status           string   `json:"status"`
+	Verified         bool     `json:"verified"`
+	AcceptancePassed bool     `json:"acceptance_passed"`
+	Pass             bool     `json:"pass"`
+	FalseVerified    bool     `json:"false_verified"`
+	ModelCalls       int      `json:"model_calls"`
+	ToolCalls        int      `json:"tool_calls"`
+	ToolCallsNative  *int     `json:"tool_calls_native"`
+	ToolCallsText    *int     `json:"tool_calls_from_text"`
+	ToolCallsRefused *int     `json:"tool_calls_refused"`
+	ToolErrors       int      `json:"tool_errors"`
+	PromptTokens     int      `json:"prompt_tokens"`
+	CompletionTokens int      `json:"completion_tokens"`
+	Cycles           int      `json:"cycles"`
+	WallMS           int64    `json:"wall_ms"`
+	ChangedFiles     []string `json:"changed_files"`
+	Roles            []string `json:"roles"`
+	Reason           string   `json:"reason,omitempty"`
+	Error            string   `json:"error,omitempty"`
+	ExitCode         int      `json:"exit_code"`
+	AcceptanceOutput string   `json:"acceptance_output,omitempty"`
+	Workspace        string   `json:"workspace,omitempty"`
+}
+
+// flowReport is the part of flow's run report the harness reads; the whole
+// report is kept too, for the fields that only some versions carry.
+type flowReport struct {
+	Status       string   `json:"status"`
+	Verified     bool     `json:"verified"`
+	ChangedFiles []string `json:"changed_files"`
+	ModelCalls   int      `json:"model_calls"`
+	ToolCalls    int      `json:"tool_calls"`
+	Cycles       int      `json:"cycles"`
+	Usage        struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+	Roles []struct {
+		Role       string `json:"role"`
+		Status     string `json:"status"`
+		Turns      int    `json:"turns"`
+		ToolErrors int    `json:"tool_errors"`
+		Error      string `json:"error"`
+	} `json:"roles"`
+	Events []map[string]any `json:"events"`
+	Reason string           `json:"reason"`
+	Error  string           `json:"error"`
+}
+
+// toolPath is PATH with the evaluation's own tools first: tsc from
+// eval/tools/node_modules, pyflakes (and its python3) from eval/tools/.venv.
+func toolPath(toolsDir string) string {
+	var dirs []string
+	for _, d := range []string{filepath.Join(toolsDir, ".venv", "bin"), filepath.Join(toolsDir, "node_modules", ".bin")} {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			dirs = append(dirs, d)
+		}
+	}
+	return strings.Join(append(dirs, os.Getenv("PATH")), string(os.PathListSeparator))
+}
+
+// MissingTools names what the checks of language need and PATH lacks.
+func MissingTools(language, path string) []string {
+	var need [][]string // alternatives: {executable, python module}
+	switch language {
+	case "go":
+		need = [][]string{{"go"}, {"gofmt"}}
+	case "python":
+		need = [][]string{{"python3"}, {"python3", "pyflakes"}}
+	case "javascript", "typescript":
+		need = [][]string{{"node"}, {"tsc"}}
+	}
+	var missing []string
+	for _, n := range need {
+		exe, err := lookPath(n[0], path)
+		if err != nil {
+			missing = append(missing, n[0])
+			continue
+		}
+		if len(n) == 2 {
+			if exec.Command(exe, "-c", "import "+n[1]).Run() != nil {
+				missing = append(missing, n[1]+" (python module)")
+			}
+		}
+	}
+	return missing
+}
+
+func lookPath(name, path string) (string, error) {
+	for _, d := range filepath.SplitList(path) {
+		p := filepath.Join(d, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s not found", name)
+}
+
+// prepareWorkspace lays a fresh copy of the task's project in dir, with the
+// installed JavaScript tools linked in as node_modules (flow's file tools
+// skip node_modules, so the model does not see it).
+func prepareWorkspace(t *Task, dir, toolsDir string) error {
+	if err := copyTree(filepath.Join(t.Dir, "project"), dir, nil); err != nil {
+		return fmt.Errorf("copy the project: %w", err)
+	}
+	if t.Language == "javascript" || t.Language == "typescript" {
+		nm := filepath.Join(toolsDir, "node_modules")
+		if _, err := os.Stat(nm); err == nil {
+			if err := os.Symlink(nm, filepath.Join(dir, "node_modules")); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// operatorConfig is the whole configuration of one run: the harness's
+// workspace and model server, then the task's own flow.toml.
+func operatorConfig(o *Options, t *Task, workspace string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "workspace_dir = %s\n\n[ollama]\n", strconv.Quote(workspace))
+	fmt.Fprintf(&b, "base_url = %s\nmodel = %s\napi = %s\n", strconv.Quote(o.BaseURL), strconv.Quote(o.Model), strconv.Quote(o.API))
+	fmt.Fprintf(&b, "context_length = %d\ntimeout = %g\n\n", o.ContextLength, o.CallTimeout)
+	b.WriteString(t.Checks)
+	return b.String()
+}
+
+// RunOne runs flow on a fresh copy of the task and then the hidden
+// acceptance test on a copy of what flow left.
+func RunOne(ctx context.Context, o *Options, t *Task, rep int, scratch string) Result {
+	res := Result{Task: t.Name, Language: t.Language, Kind: t.Kind, Possible: t.CanBeDone(), Rep: rep,
+		ChangedFiles: []string{}, Roles: []string{}}
+	dir := filepath.Join(scratch, fmt.Sprintf("%s-%d", t.Name, rep))
+	ws := filepath.Join(dir, "workspace")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		res.Status, res.Error = "harness_error", err.Error()
+		return res
+	}
+	if o.Keep {
+		res.Workspace = ws
+	}
+	if err := prepareWorkspace(t, ws, o.ToolsDir); err != nil {
+		res.Status, res.Error = "harness_error", err.Error()
+		return res
+	}
+	cfg := filepath.Join(dir, "flow.toml")
+	if err := os.WriteFile(cfg, []byte(operatorConfig(o, t, ws)), 0o644); err != nil {
+		res.Status, res.Error = "harness_error", err.Error()
+		return res
+	}
+	path := toolPath(o.ToolsDir)
+	env := runEnv(path, dir)
+
+	runCtx, cancel := context.WithTimeout(ctx, o.TaskTimeout)
+	defer cancel()
+	start := time.Now()
+	cmd := exec.CommandContext(runCtx, o.Flow, "run", "--trusted", "-q", "-c", cfg, "-w", ws, t.Text)
+	cmd.Env = env
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	res.WallMS = time.Since(start).Milliseconds()
+	res.ExitCode = cmd.ProcessState.ExitCode()
+	_ = os.WriteFile(filepath.Join(dir, "report.json"), stdout.Bytes(), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "flow.stderr"), stderr.Bytes(), 0o644)
+
+	var rep0 flowReport
+	if jerr := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &rep0); jerr != nil {
+		res.Status = "harness_error"
+		switch {
+		case runCtx.Err() != nil && ctx.Err() == nil:
+			res.Error = fmt.Sprintf("flow run did not finish within %s", o.TaskTimeout)
+		case err != nil:
+			res.Error = fmt.Sprintf("flow run: %v: %s", err, lastLine(stderr.String()))
+		default:
+			res.Error = fmt.Sprintf("flow run printed no report: %v", jerr)
+		}
+	} else {
+		fillFromReport(&res, &rep0)
+	}
+
+	passed, out, aerr := runAcceptance(ctx, t, ws, filepath.Join(dir, "accept"), env)
+	res.AcceptancePassed = passed
+	res.AcceptanceOutput = out
+	if aerr != nil && res.Error == "" {
+		res.Error = "acceptance: " + aerr.Error()
+	}
+	res.FalseVerified = res.Verified && !res.AcceptancePassed
+	if t.CanBeDone() {
+		res.Pass = res.AcceptancePassed
+	} else {
+		res.Pass = !res.Verified
+	}
+	if !o.Keep {
+		_ = os.RemoveAll(ws)
+		_ = os.RemoveAll(filepath.Join(dir, "accept"))
+	}
+	return res
+}
+
+func runEnv(path, dir string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "PATH", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "FLOW_LOG_FILE", "PYTHONDONTWRITEBYTECODE":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"PATH="+path,
+		"XDG_STATE_HOME="+filepath.Join(dir, "state"),
+		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
+		"PYTHONDONTWRITEBYTECODE=1",
+	)
+}
+
+func fillFromReport(res *Result, r *flowReport) {
+	res.Status = r.Status
+	res.Verified = r.Verified
+	if r.ChangedFiles != nil {
+		res.ChangedFiles = r.ChangedFiles
+	}
+	res.ModelCalls = r.ModelCalls
+	res.ToolCalls = r.ToolCalls
+	res.Cycles = r.Cycles
+	res.PromptTokens = r.Usage.PromptTokens
+	res.CompletionTokens = r.Usage.CompletionTokens
+	res.Reason = oneLine(r.Reason, 300)
+	res.Error = oneLine(r.Error, 300)
+	for _, role := range r.Roles {
+		s := fmt.Sprintf("%s:%s/%d", role.Role, role.Status, role.Turns)
+		if role.Error != "" {
+			s += " (" + oneLine(role.Error, 120) + ")"
+		}
+		res.Roles = append(res.Roles, s)
+		res.ToolErrors += role.ToolErrors
+	}
+	res.ToolCallsNative, res.ToolCallsText, res.ToolCallsRefused = toolCallSources(r.Events)
+}
+
+// toolCallSources counts the executed tool calls by where they came from,
+// when the report's events say so: an event's "source" ("native" or
+// "text") or a boolean "from_text", and a "refused" status or flag. A
+// report whose events carry none of these gives nil counts (unknown).
+func toolCallSources(events []map[string]any) (native, text, refused *int) {
+	var n, tx, rf int
+	var knowSource, knowRefused bool
+	for _, e := range events {
+		if src, ok := e["source"].(string); ok {
+			knowSource = true
+			switch src {
+			case "text":
+				tx++
+			case "native":
+				n++
+			}
+		} else if ft, ok := e["from_text"].(bool); ok {
+			knowSource = true
+			if ft {
+				tx++
+			} else {
+				n++
+			}
+		}
+		if st, _ := e["status"].(string); st == "refused" {
+			knowRefused = true
+			rf++
+		} else if r, ok := e["refused"].(bool); ok {
+			knowRefused = true
+			if r {
+				rf++
+			}
+		}
+	}
+	if knowSource {
+		native, text = &n, &tx
+	}
+	if knowRefused {
+		refused = &rf
+	}
+	return native, text, refused
+}
+
+// runAcceptance copies the final workspace to dir, lays the hidden
+// acceptance files over it (restoring the original tests) and runs the
+// task's acceptance command there.
+func runAcceptance(ctx context.Context, t *Task, ws, dir string, env []string) (bool, string, error) {
+	if _, err := os.Stat(ws); err != nil {
+		return false, "", fmt.Errorf("no workspace: %w", err)
+	}
+	if err := copyTree(ws, dir, map[string]bool{"node_modules": true}); err != nil {
+		return false, "", fmt.Errorf("copy the workspace: %w", err)
+	}
+	if target, err := os.Readlink(filepath.Join(ws, "node_modules")); err == nil {
+		if err := os.Symlink(target, filepath.Join(dir, "node_modules")); err != nil {
+			return false, "", err
+		}
+	}
+	if err := copyTree(filepath.Join(t.Dir, "acceptance"), dir, nil); err != nil {
+		return false, "", fmt.Errorf("lay the acceptance files: %w", err)
+	}
+	timeout := defaultAcceptanceTimeout
+	if t.Acceptance.TimeoutSec > 0 {
+		timeout = time.Duration(t.Acceptance.TimeoutSec) * time.Second
+	}
+	actx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(actx, t.Acceptance.Cmd[0], t.Acceptance.Cmd[1:]...)
+	cmd.Dir = dir
+	cmd.Env = env
+	if exe, err := lookPath(t.Acceptance.Cmd[0], envPath(env)); err == nil {
+		cmd.Path = exe
+	}
+	cmd.Stdin = nil
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	tail := tailString(string(out), 2000)
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && actx.Err() == nil {
+			return false, tail, nil
+		}
+		if actx.Err() != nil {
+			return false, tail, fmt.Errorf("did not finish within %s", timeout)
+		}
+		return false, tail, err
+	}
+	return true, tail, nil
+}
+
+func envPath(env []string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func tailString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return oneLine(lines[len(lines)-1], 300)
+}
+
+// sortedKeys is used for stable output.
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

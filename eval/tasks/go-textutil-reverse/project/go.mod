@@ -1,0 +1,3 @@
+module example.com/textutil
+
+go 1.22
