@@ -29,8 +29,11 @@ type call struct {
 	cancelled atomic.Bool // notifications/cancelled named this call
 
 	mu   sync.Mutex
-	sent int  // progress notifications written
-	done bool // the handler has its report: no more progress
+	sent int       // progress notifications written
+	done bool      // the handler has its report: no more progress
+	last string    // the latest progress message
+	at   time.Time // when it was written
+	from time.Time // when last was first written (heartbeats repeat it)
 }
 
 // maxProgressBytes bounds one progress message.
@@ -57,11 +60,53 @@ func (c *call) progress(message string) {
 		return
 	}
 	c.sent++
+	c.last, c.at, c.from = message, time.Now(), time.Now()
 	_ = c.out.notify("notifications/progress", progressParams{
 		ProgressToken: c.token,
 		Progress:      c.sent,
 		Message:       clip(message, maxProgressBytes),
 	})
+}
+
+// heartbeat writes a progress notification every period of silence until
+// done is closed: the latest step and how long it has lasted.
+func (c *call) heartbeat(period time.Duration, done <-chan struct{}) {
+	if c == nil || c.token == nil {
+		return
+	}
+	tick := time.NewTicker(period / 2)
+	defer tick.Stop()
+	start := time.Now()
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-tick.C:
+			c.mu.Lock()
+			if c.done || c.cancelled.Load() {
+				c.mu.Unlock()
+				return
+			}
+			since := c.from
+			if since.IsZero() {
+				since = start
+			}
+			if now.Sub(c.at) >= period/2 {
+				step := c.last
+				if step == "" {
+					step = c.tool + " starting"
+				}
+				c.sent++
+				c.at = now
+				_ = c.out.notify("notifications/progress", progressParams{
+					ProgressToken: c.token,
+					Progress:      c.sent,
+					Message:       clip(fmt.Sprintf("%s — still working, %d s", step, int(now.Sub(since).Seconds())), maxProgressBytes),
+				})
+			}
+			c.mu.Unlock()
+		}
+	}
 }
 
 // finish ends progress: a progress write in flight completes first, later
@@ -151,6 +196,7 @@ func (ss *session) callTool(m message) {
 	if lt.id == "" || asTask {
 		wait = 0 // without a record there is nothing to follow
 	}
+	go c.heartbeat(ss.srv.heartbeat, j.Done())
 	ss.calls.Add(1)
 	go func() {
 		defer ss.calls.Done()

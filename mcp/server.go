@@ -54,6 +54,11 @@ type Options struct {
 	ShortHostWait time.Duration
 	// TaskPageSize is the page size of tasks/list; 0 means 20.
 	TaskPageSize int
+	// Heartbeat is the longest silence of a flow_run or flow_check with a
+	// progressToken: past it a progress notification says the job is still
+	// at its latest step and for how long (a model call on a CPU takes
+	// minutes, and idle watchdogs reset on progress); 0 means 10 s.
+	Heartbeat time.Duration
 }
 
 // Server is flow's MCP server. It is safe to call [Server.Serve] more than
@@ -68,6 +73,7 @@ type Server struct {
 	tasks     *journal.Tasks
 	shortWait time.Duration
 	pageSize  int
+	heartbeat time.Duration
 	liveMu    sync.Mutex
 	live      map[string]*liveTask // tasks whose job runs in this process
 
@@ -91,7 +97,10 @@ func NewServer(rt Runtime, opts Options) *Server {
 	if s.version == "" {
 		s.version = "dev"
 	}
-	s.tasks, s.shortWait, s.pageSize = opts.Tasks, opts.ShortHostWait, opts.TaskPageSize
+	s.tasks, s.shortWait, s.pageSize, s.heartbeat = opts.Tasks, opts.ShortHostWait, opts.TaskPageSize, opts.Heartbeat
+	if s.heartbeat <= 0 {
+		s.heartbeat = 10 * time.Second
+	}
 	if s.shortWait <= 0 {
 		s.shortWait = defaultShortHostWait
 	}

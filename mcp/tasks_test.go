@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -281,4 +282,33 @@ func TestIdempotencyKey(t *testing.T) {
 func asJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestHeartbeat: a job silent for several heartbeat periods (a long model
+// call) still sends progress, saying what it waits on; without a token it
+// sends nothing.
+func TestHeartbeat(t *testing.T) {
+	b := newBlockingRun()
+	rt := &fakeRuntime{run: b.run}
+	c, _ := startTaskServer(t, rt, Options{Heartbeat: 200 * time.Millisecond})
+	c.handshakeAs("test", `{}`)
+	c.send(callLine(1, "flow_run", map[string]any{"task": "slow"}, "hb"))
+	var beats int
+	for beats < 3 {
+		m := c.recvMsg()
+		p, _ := m["params"].(map[string]any)
+		if m["method"] != "notifications/progress" || p["progressToken"] != "hb" {
+			t.Fatalf("unexpected message %v", m)
+		}
+		if msg, _ := p["message"].(string); msg != "started slow" {
+			if !strings.HasPrefix(msg, "started slow — still working, ") {
+				t.Fatalf("heartbeat message %q does not name the latest step", msg)
+			}
+			beats++
+		}
+	}
+	close(b.release)
+	if m, _ := c.recvID("1"); structured(t, m)["status"] != "ok" {
+		t.Fatalf("flow_run = %v", m)
+	}
 }
