@@ -229,6 +229,7 @@ func (ss *session) callTool(m message) {
 		if asTask && ss.clientTasks && !ss.out.isShut() {
 			ss.notifyTask(lt.id)
 		}
+		ss.srv.release(lt)
 		switch {
 		case replied:
 		case c.cancelled.Load():

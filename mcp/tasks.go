@@ -139,12 +139,6 @@ func (ss *session) finishTask(lt *liveTask, res *mcp.CallToolResult, err error, 
 		return
 	}
 	s := ss.srv
-	defer func() {
-		s.liveMu.Lock()
-		delete(s.live, lt.id)
-		s.liveMu.Unlock()
-		close(lt.done)
-	}()
 	if err != nil {
 		res = errorResult(err.Error())
 	}
@@ -170,6 +164,18 @@ func (ss *session) finishTask(lt *liveTask, res *mcp.CallToolResult, err error, 
 	}); err != nil {
 		ss.log.Warn("task result not recorded", "task", lt.id, "error", err.Error())
 	}
+}
+
+// release forgets a finished live task; waiters on lt.done (tasks/result,
+// tasks/cancel) go on, after its status notification.
+func (s *Server) release(lt *liveTask) {
+	if lt.id == "" {
+		return
+	}
+	s.liveMu.Lock()
+	delete(s.live, lt.id)
+	s.liveMu.Unlock()
+	close(lt.done)
 }
 
 // errorResult is the tool result of a failure that has no report.
@@ -309,6 +315,15 @@ func (ss *session) taskRequest(m message) {
 		ss.calls.Add(1)
 		go func() {
 			defer ss.calls.Done()
+			if lt := ss.srv.liveTask(id); lt != nil {
+				// The job's own goroutine finishes first, so that its
+				// notifications/tasks/status precedes this result.
+				select {
+				case <-lt.done:
+				case <-ss.base.Done():
+					return
+				}
+			}
 			task, err := store.Wait(ss.base, id, taskPollInterval)
 			if err != nil {
 				if ss.base.Err() == nil {
