@@ -220,9 +220,24 @@ func TestServeTasksOutliveTheServer(t *testing.T) {
 	if len(ids) != 2 || ids[0] != slow || ids[1] != done {
 		t.Errorf("tasks/list = %v, want [%v %v]", ids, slow, done)
 	}
-	if code := q.exit(); code != 0 {
-		t.Errorf("exit %d, stderr %q", code, q.stderr)
+	// The command line sees them too, while the new server runs a task.
+	q.taskCall(4, "flow_check", `{"name":"slow"}`)
+	checkPID(t, ws)
+	res := runFlow(t, ws, environ, "tasks", "-c", cfg, "--json")
+	var listed struct {
+		Status  string
+		Running *struct{ ID, Tool, Status string }
+		Tasks   []struct{ ID, Tool, Status, Message string }
 	}
+	if err := json.Unmarshal([]byte(res.stdout), &listed); err != nil || res.code != 0 {
+		t.Fatalf("flow tasks = %d %q %q", res.code, res.stdout, res.stderr)
+	}
+	if listed.Running == nil || listed.Running.Tool != "flow_check" || len(listed.Tasks) != 3 ||
+		listed.Tasks[1].ID != slow || listed.Tasks[1].Status != "failed" || listed.Tasks[2].Status != "completed" {
+		t.Errorf("flow tasks = %s, want the running check first and the two earlier tasks", res.stdout)
+	}
+	q.cmd.Process.Kill()
+	waitExit(t, q.cmd)
 }
 
 // TestServeEOFFinishesCheck: requests piped into flow serve get their real
