@@ -269,3 +269,118 @@ cmd = ["sh", "-c", "sleep 1; echo fine"]
 		t.Fatalf("piped flow_check = %v, want its real result", sc)
 	}
 }
+
+// slowRunConfig is a workspace whose first model turn takes delay.
+func slowRunConfig(t *testing.T, delay time.Duration) (ws, cfg string, srv *ollamatest.Server) {
+	ws = workspace(t)
+	writeFile(t, ws, "a.go", "package a\n")
+	srv = ollamatest.New(t,
+		ollamatest.Turn{Delay: delay, Content: "Plan: add A."},
+		ollamatest.Turn{ToolCalls: []ollamatest.Call{call("c1", "file_write", map[string]any{"path": "a.go", "content": "package a\n\nfunc A() {}\n"})}},
+		ollamatest.Turn{Content: "Done."},
+		ollamatest.Turn{Content: approve},
+	)
+	cfg = writeFile(t, t.TempDir(), "ops.toml", `workspace_dir = `+tomlString(ws)+`
+[ollama]
+base_url = `+tomlString(srv.URL)+`
+[agent]
+max_cycles = 1
+[checks.lint]
+cmd = ["grep", "-q", "func", "a.go"]
+kind = "lint"
+filetypes = ["go"]
+`)
+	return ws, cfg, srv
+}
+
+func toolReport(t *testing.T, r map[string]any) map[string]any {
+	t.Helper()
+	res, _ := r["result"].(map[string]any)
+	sc, _ := res["structuredContent"].(map[string]any)
+	if sc == nil {
+		t.Fatalf("no report in %v", r)
+	}
+	return sc
+}
+
+// TestServeWaitSecondsAndRunStatus: a flow_run whose wait_seconds runs out
+// returns "running" with its run id; flow_status {run_id} shows progress,
+// then the run's report.
+func TestServeWaitSecondsAndRunStatus(t *testing.T) {
+	t.Parallel()
+	ws, cfg, _ := slowRunConfig(t, 4*time.Second)
+	p := startServe(t, ws, hermeticEnv(t), "--trusted", "-c", cfg)
+	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flow_run","arguments":{"task":"add A","wait_seconds":1}}}`)
+	r, _ := p.recvID(1)
+	rep := toolReport(t, r)
+	runID, _ := rep["run_id"].(string)
+	if rep["status"] != "running" || runID == "" || !strings.Contains(fmt.Sprint(rep["follow"]), runID) {
+		t.Fatalf("flow_run past wait_seconds = %v, want running with the run id and how to follow it", rep)
+	}
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"flow_status","arguments":{"run_id":%q}}}`, runID))
+	r, _ = p.recvID(2)
+	if rep := toolReport(t, r); rep["status"] != "running" || rep["progress"] == "" {
+		t.Fatalf("flow_status {run_id} during the run = %v, want running with progress", rep)
+	}
+	var final map[string]any
+	for i := 0; i < 600; i++ {
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"flow_status","arguments":{"run_id":%q}}}`, 10+i, runID))
+		r, _ := p.recvID(float64(10 + i))
+		if final = toolReport(t, r); final["status"] != "running" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if final["status"] != "ok" || final["verified"] != true || final["run_id"] != runID {
+		t.Fatalf("flow_status {run_id} after the run = %v, want its verified report", final)
+	}
+	if code := p.exit(); code != 0 {
+		t.Errorf("exit %d, stderr %q", code, p.stderr)
+	}
+}
+
+// TestServeShortHostDefault: a plain flow_run from a host known to cut
+// calls at 60 s comes back "running" before that, and the run goes on.
+func TestServeShortHostDefault(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("waits 50 s")
+	}
+	ws, cfg, _ := slowRunConfig(t, 90*time.Second)
+	p := startServe(t, ws, hermeticEnv(t), "--trusted", "-c", cfg)
+	p.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude-ai","version":"0.1"}}}`)
+	p.recvID(0)
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flow_run","arguments":{"task":"add A"}}}`)
+	r, _ := p.recvID(1)
+	if rep := toolReport(t, r); rep["status"] != "running" || rep["run_id"] == "" {
+		t.Fatalf("plain flow_run from claude-ai = %v, want running with a run id", rep)
+	}
+	p.cmd.Process.Kill()
+	waitExit(t, p.cmd)
+}
+
+// TestServeHeartbeat: during one 25 s model turn, a call with a
+// progressToken keeps getting progress notifications (at least one per
+// 10 s of silence), each saying what it waits on.
+func TestServeHeartbeat(t *testing.T) {
+	t.Parallel()
+	ws, cfg, _ := slowRunConfig(t, 25*time.Second)
+	p := startServe(t, ws, hermeticEnv(t), "--trusted", "-c", cfg)
+	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flow_run","arguments":{"task":"add A"},"_meta":{"progressToken":"hb"}}}`)
+	r, notes := p.recvID(1)
+	if rep := toolReport(t, r); rep["verified"] != true {
+		t.Fatalf("flow_run = %v", rep)
+	}
+	beats := 0
+	for _, n := range notes {
+		if msg, _ := n["params"].(map[string]any)["message"].(string); strings.Contains(msg, "still working") {
+			beats++
+		}
+	}
+	if beats < 2 {
+		t.Errorf("%d heartbeats during a 25 s model turn, want at least 2 (one per 10 s of silence)", beats)
+	}
+}
