@@ -17,6 +17,9 @@ const (
 	EventRoleStart    EventKind = "role_start"
 	EventModelTurn    EventKind = "model_turn"  // a model call starts
 	EventModelReply   EventKind = "model_reply" // a model call ended (Status ok or error)
+	// EventModelWait is the heartbeat of a long model call: emitted every
+	// [HeartbeatInterval] while it runs, DurationMS since it started.
+	EventModelWait EventKind = "model_wait"
 	EventToolStart    EventKind = "tool_start"
 	EventToolEnd      EventKind = "tool_end"
 	EventCheckStart   EventKind = "check_start"
@@ -117,6 +120,9 @@ func (e Event) String() string {
 	case EventModelTurn:
 		col(e.Role)
 		fmt.Fprintf(&b, "turn %d", e.Turn)
+	case EventModelWait:
+		col(e.Role)
+		fmt.Fprintf(&b, "turn %d: waiting for the model, %d s", e.Turn, e.DurationMS/1000)
 	case EventModelReply:
 		col(e.Role)
 		fmt.Fprintf(&b, "reply %d", e.Turn)
