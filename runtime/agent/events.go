@@ -13,13 +13,10 @@ type EventKind string
 
 // Event kinds, in the order a simple run emits them.
 const (
-	EventRunStart   EventKind = "run_start"
-	EventRoleStart  EventKind = "role_start"
-	EventModelTurn  EventKind = "model_turn"  // a model call starts
-	EventModelReply EventKind = "model_reply" // a model call ended (Status ok or error)
-	// EventModelWait is the heartbeat of a long model call: emitted every
-	// [HeartbeatInterval] while it runs, DurationMS since it started.
-	EventModelWait    EventKind = "model_wait"
+	EventRunStart     EventKind = "run_start"
+	EventRoleStart    EventKind = "role_start"
+	EventModelTurn    EventKind = "model_turn"  // a model call starts
+	EventModelReply   EventKind = "model_reply" // a model call ended (Status ok or error)
 	EventToolStart    EventKind = "tool_start"
 	EventToolEnd      EventKind = "tool_end"
 	EventCheckStart   EventKind = "check_start"

@@ -2,6 +2,10 @@ package agent
 
 import "time"
 
+// EventModelWait is the heartbeat of a long model call: emitted every
+// [HeartbeatInterval] while it runs, DurationMS since it started.
+const EventModelWait EventKind = "model_wait"
+
 // HeartbeatInterval is how often a model call that is still running emits
 // an [EventModelWait]: on a CPU one call can take minutes, and front ends
 // (MCP hosts' idle watchdogs, people) need to see that the run is alive.
