@@ -236,6 +236,18 @@ func TestServeTasksOutliveTheServer(t *testing.T) {
 		listed.Tasks[1].ID != slow || listed.Tasks[1].Status != "failed" || listed.Tasks[2].Status != "completed" {
 		t.Errorf("flow tasks = %s, want the running check first and the two earlier tasks", res.stdout)
 	}
+	st := runFlow(t, ws, environ, "status", "-c", cfg, "--json")
+	var status struct {
+		Status string
+		Tasks  struct {
+			Running *struct{ ID, Tool string }
+			Recent  []struct{ ID string }
+		}
+	}
+	if err := json.Unmarshal([]byte(st.stdout), &status); err != nil || status.Status != "ok" ||
+		status.Tasks.Running == nil || status.Tasks.Running.ID != listed.Running.ID || len(status.Tasks.Recent) != 3 {
+		t.Errorf("flow status = %s, want the running task and the last 3", st.stdout)
+	}
 	q.cmd.Process.Kill()
 	waitExit(t, q.cmd)
 }
