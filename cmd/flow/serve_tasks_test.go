@@ -400,3 +400,48 @@ func TestServeHeartbeat(t *testing.T) {
 		t.Errorf("%d server heartbeats and %d model-wait events during a 25 s model turn, want at least 2 of each (one per 10 s)", beats, waits)
 	}
 }
+
+// TestServeTaskListPages: tasks/list pages through more tasks than one
+// page holds, newest first, each once.
+func TestServeTaskListPages(t *testing.T) {
+	t.Parallel()
+	ws, cfg := slowCheckConfig(t)
+	p := startServe(t, ws, hermeticEnv(t), "--trusted", "-c", cfg)
+	p.initTasks()
+	var made []string
+	for i := 0; i < 23; i++ {
+		id := p.taskCall(float64(100+i), "flow_check", `{"name":"quick"}`)["taskId"].(string)
+		p.taskReq(float64(200+i), "result", id)
+		made = append(made, id)
+	}
+	var listed []string
+	cursor, pages := "", 0
+	for pages < 10 {
+		params := `{}`
+		if cursor != "" {
+			params = fmt.Sprintf(`{"cursor":%q}`, cursor)
+		}
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tasks/list","params":%s}`, 300+pages, params))
+		r, _ := p.recvID(float64(300 + pages))
+		res := r["result"].(map[string]any)
+		for _, tk := range res["tasks"].([]any) {
+			listed = append(listed, tk.(map[string]any)["taskId"].(string))
+		}
+		pages++
+		cursor, _ = res["nextCursor"].(string)
+		if cursor == "" {
+			break
+		}
+	}
+	if pages != 2 || len(listed) != len(made) {
+		t.Fatalf("tasks/list: %d pages, %d tasks; want 2 pages and %d tasks", pages, len(listed), len(made))
+	}
+	for i, id := range listed {
+		if want := made[len(made)-1-i]; id != want {
+			t.Fatalf("tasks/list item %d = %s, want %s (newest first)", i, id, want)
+		}
+	}
+	if code := p.exit(); code != 0 {
+		t.Errorf("exit %d, stderr %q", code, p.stderr)
+	}
+}
