@@ -173,7 +173,7 @@ func annotations(title string, readOnly, destructive, idempotent bool) mcp.ToolA
 
 // Output schema fields shared by the reports.
 var (
-	outStatus   = fieldSchema{Type: "string", Description: `"ok" only when the result is verified; otherwise failed, unverified, stale, error, busy or cancelled.`}
+	outStatus   = fieldSchema{Type: "string", Description: `"ok" only when the result is verified; otherwise failed, unverified, stale, error, busy or cancelled; "running" while a run goes on after wait_seconds.`}
 	outVerified = fieldSchema{Type: "boolean", Description: "True only when flow's own gates verified the result from real evidence."}
 	outError    = fieldSchema{Type: "string", Description: "What went wrong, when something did."}
 )

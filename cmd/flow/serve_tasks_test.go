@@ -261,8 +261,9 @@ func TestServeEOFFinishesCheck(t *testing.T) {
 [checks.lint]
 cmd = ["sh", "-c", "sleep 1; echo fine"]
 `)
+	environ := hermeticEnv(t)
 	cmd := exec.Command(flowBin, "serve", "--trusted", "-c", cfg)
-	cmd.Dir, cmd.Env = ws, hermeticEnv(t)
+	cmd.Dir, cmd.Env = ws, environ
 	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
 {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flow_check","arguments":{}}}
@@ -279,6 +280,23 @@ cmd = ["sh", "-c", "sleep 1; echo fine"]
 	sc := last["result"].(map[string]any)["structuredContent"].(map[string]any)
 	if sc["status"] != "ok" {
 		t.Fatalf("piped flow_check = %v, want its real result", sc)
+	}
+
+	// A task-augmented call is answered at once; at end of input its job
+	// still finishes (EOF is not a cancel), and its record says so.
+	cmd = exec.Command(flowBin, "serve", "--trusted", "-c", cfg)
+	cmd.Dir, cmd.Env = ws, environ
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flow_check","arguments":{},"task":{}}}
+`)
+	if out, err = cmd.Output(); err != nil {
+		t.Fatalf("flow serve with a task: %v", err)
+	}
+	res := runFlow(t, ws, environ, "tasks", "-c", cfg, "--json")
+	var listed struct{ Tasks []struct{ Status, Message string } }
+	if err := json.Unmarshal([]byte(res.stdout), &listed); err != nil || len(listed.Tasks) != 2 || listed.Tasks[0].Status != "completed" {
+		t.Fatalf("tasks after end of input = %s, want the piped task completed", res.stdout)
 	}
 }
 
