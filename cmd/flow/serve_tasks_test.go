@@ -294,7 +294,9 @@ cmd = ["sh", "-c", "sleep 1; echo fine"]
 		t.Fatalf("flow serve with a task: %v", err)
 	}
 	res := runFlow(t, ws, environ, "tasks", "-c", cfg, "--json")
-	var listed struct{ Tasks []struct{ Status, Message string } }
+	var listed struct {
+		Tasks []struct{ Status, Message string }
+	}
 	if err := json.Unmarshal([]byte(res.stdout), &listed); err != nil || len(listed.Tasks) != 2 || listed.Tasks[0].Status != "completed" {
 		t.Fatalf("tasks after end of input = %s, want the piped task completed", res.stdout)
 	}
