@@ -9,8 +9,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"flow/runtime/journal"
 )
 
 // call is the state of one running flow_run or flow_check, shared by the
@@ -26,8 +29,11 @@ type call struct {
 	cancelled atomic.Bool // notifications/cancelled named this call
 
 	mu   sync.Mutex
-	sent int  // progress notifications written
-	done bool // the handler has its report: no more progress
+	sent int       // progress notifications written
+	done bool      // the handler has its report: no more progress
+	last string    // the latest progress message
+	at   time.Time // when it was written
+	from time.Time // when last was first written (heartbeats repeat it)
 }
 
 // maxProgressBytes bounds one progress message.
@@ -54,11 +60,53 @@ func (c *call) progress(message string) {
 		return
 	}
 	c.sent++
+	c.last, c.at, c.from = message, time.Now(), time.Now()
 	_ = c.out.notify("notifications/progress", progressParams{
 		ProgressToken: c.token,
 		Progress:      c.sent,
 		Message:       clip(message, maxProgressBytes),
 	})
+}
+
+// heartbeat writes a progress notification every period of silence until
+// done is closed: the latest step and how long it has lasted.
+func (c *call) heartbeat(period time.Duration, done <-chan struct{}) {
+	if c == nil || c.token == nil {
+		return
+	}
+	tick := time.NewTicker(period / 2)
+	defer tick.Stop()
+	start := time.Now()
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-tick.C:
+			c.mu.Lock()
+			if c.done || c.cancelled.Load() {
+				c.mu.Unlock()
+				return
+			}
+			since := c.from
+			if since.IsZero() {
+				since = start
+			}
+			if now.Sub(c.at) >= period/2 {
+				step := c.last
+				if step == "" {
+					step = c.tool + " starting"
+				}
+				c.sent++
+				c.at = now
+				_ = c.out.notify("notifications/progress", progressParams{
+					ProgressToken: c.token,
+					Progress:      c.sent,
+					Message:       clip(fmt.Sprintf("%s — still working, %d s", step, int(now.Sub(since).Seconds())), maxProgressBytes),
+				})
+			}
+			c.mu.Unlock()
+		}
+	}
 }
 
 // finish ends progress: a progress write in flight completes first, later
@@ -77,10 +125,11 @@ func (c *call) finish() {
 // by parseMessage, parseCallParams and the tool's input schema, and the
 // tool is called with the decoded arguments (mcp-go only lists the tools).
 // flow_status is answered before returning; flow_run and flow_check are
-// runtime jobs: started here and answered from their own goroutine, or
-// answered "busy" at once when the runtime refuses to start them.
+// runtime jobs: started here and answered from their own goroutine (a
+// task-augmented call gets its task at once), or answered "busy" at once
+// when the runtime refuses to start them.
 func (ss *session) callTool(m message) {
-	p, perr := parseCallParams(m.params)
+	p, perr := parseCallParams(m.params, ss.srv.tasks != nil)
 	if perr != nil {
 		_ = ss.out.error(m.id, perr)
 		return
@@ -95,14 +144,23 @@ func (ss *session) callTool(m message) {
 		_ = ss.out.error(m.id, perr)
 		return
 	}
+	if p.task != nil && def.tool.Execution == nil {
+		_ = ss.out.error(m.id, &rpcError{code: codeMethodNotFound, message: def.name + " does not support tasks; call it without the task parameter"})
+		return
+	}
 	if def.answer != nil {
 		res, err := ss.answer(def, args)
 		ss.replyTool(m.id, res, err)
 		return
 	}
+	asTask := p.task != nil
+	if ss.srv.tasks != nil && args["idempotency_key"] != "" && ss.resubmitted(m.id, def.name, args["idempotency_key"], asTask) {
+		return
+	}
 	c := &call{id: m.id, key: idKey(m.id), tool: def.name, token: p.token, out: ss.out}
+	lt := &liveTask{tool: def.name, progress: c.progress}
 	ctx, stop := context.WithCancel(ss.base)
-	j, err := def.start(ctx, args, c.progress)
+	j, err := def.start(ctx, args, lt.event)
 	if err != nil {
 		stop()
 		ss.log.Info("tool call refused", "tool", def.name, "id", string(m.id), "reason", err.Error())
@@ -110,25 +168,70 @@ func (ss *session) callTool(m message) {
 		return
 	}
 	c.stop = stop
-	ss.longMu.Lock()
-	ss.running = c
-	ss.longMu.Unlock()
+	lt.job = j
+	var task journal.Task
+	if ss.srv.tasks != nil {
+		var ttl time.Duration
+		if p.task != nil {
+			ttl = p.task.ttl
+		}
+		task, err = ss.srv.record(lt, def.name, p.arguments, ttl, args["idempotency_key"])
+		if err != nil {
+			ss.log.Warn("task not recorded", "tool", def.name, "error", err.Error())
+			asTask = false
+		}
+	}
+	if asTask {
+		ss.result(m.id, createTaskResult{Task: ss.srv.wireTask(task)})
+	} else {
+		ss.longMu.Lock()
+		ss.running = c
+		ss.longMu.Unlock()
+	}
+	wait := ss.wait
+	if v, ok := args["wait_seconds"]; ok {
+		n, _ := strconv.Atoi(v)
+		wait = time.Duration(n) * time.Second
+	}
+	if lt.id == "" || asTask {
+		wait = 0 // without a record there is nothing to follow
+	}
+	go c.heartbeat(ss.srv.heartbeat, j.Done())
 	ss.calls.Add(1)
 	go func() {
 		defer ss.calls.Done()
+		replied := asTask
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-j.Done():
+			case <-t.C:
+				c.finish()
+				ss.clearRunning(c)
+				if !c.cancelled.Load() && !ss.out.isShut() {
+					ss.replyTool(m.id, ss.srv.runningResult(lt), nil)
+				}
+				replied = true
+			}
+			t.Stop()
+		}
 		rep, status := j.Result()
 		c.finish()
 		stop()
-		ss.longMu.Lock()
-		ss.running = nil
-		ss.longMu.Unlock()
+		ss.clearRunning(c)
 		var res *mcp.CallToolResult
 		if p := j.Panic(); p != nil {
 			err = ss.recovered(c.tool, p)
 		} else {
 			res, err = reportResult(rep, status)
 		}
+		ss.finishTask(lt, res, err, c.cancelled.Load() || lt.cancelled.Load(), ss.out.isShut())
+		if asTask && ss.clientTasks && !ss.out.isShut() {
+			ss.notifyTask(lt.id)
+		}
+		ss.srv.release(lt)
 		switch {
+		case replied:
 		case c.cancelled.Load():
 			ss.log.Info("response to a cancelled request not sent", "tool", c.tool, "id", string(c.id))
 		case ss.out.isShut():
@@ -137,6 +240,15 @@ func (ss *session) callTool(m message) {
 			ss.replyTool(m.id, res, err)
 		}
 	}()
+}
+
+// clearRunning forgets c as the session's running plain call.
+func (ss *session) clearRunning(c *call) {
+	ss.longMu.Lock()
+	if ss.running == c {
+		ss.running = nil
+	}
+	ss.longMu.Unlock()
 }
 
 // answer runs an inline tool; a panic becomes an internal error.
@@ -178,14 +290,21 @@ type callParams struct {
 	name      string
 	arguments json.RawMessage
 	token     json.RawMessage
+	task      *taskParams // the call is task-augmented
+}
+
+// taskParams are the task member of a task-augmented request.
+type taskParams struct {
+	ttl time.Duration // 0: the store's default
 }
 
 var errUnknownTool = &rpcError{code: codeInvalidParams, message: "Unknown Flow tool; the tools are flow_run, flow_status and flow_check"}
 
-// parseCallParams accepts exactly name, arguments and _meta. A progressToken
+// parseCallParams accepts exactly name, arguments, _meta and, with tasks,
+// task, which must be an object; its ttl (milliseconds) is kept. A progressToken
 // in _meta is kept when it is a string or a number; the rest of _meta is
 // ignored and not passed on.
-func parseCallParams(raw json.RawMessage) (callParams, *rpcError) {
+func parseCallParams(raw json.RawMessage, tasks bool) (callParams, *rpcError) {
 	var p map[string]json.RawMessage
 	if raw != nil {
 		if err := json.Unmarshal(raw, &p); err != nil {
@@ -194,7 +313,7 @@ func parseCallParams(raw json.RawMessage) (callParams, *rpcError) {
 	}
 	var unknown []string
 	for k := range p {
-		if k != "name" && k != "arguments" && k != "_meta" {
+		if k != "name" && k != "arguments" && k != "_meta" && (k != "task" || !tasks) {
 			unknown = append(unknown, k)
 		}
 	}
@@ -206,6 +325,18 @@ func parseCallParams(raw json.RawMessage) (callParams, *rpcError) {
 		return callParams{}, errUnknownTool
 	}
 	out := callParams{name: name, arguments: p["arguments"]}
+	if raw, ok := p["task"]; ok {
+		var tp struct {
+			TTL *float64 `json:"ttl"`
+		}
+		if !isObject(raw) || json.Unmarshal(raw, &tp) != nil {
+			return callParams{}, &rpcError{code: codeInvalidParams, message: "task must be an object like {\"ttl\": 3600000}"}
+		}
+		out.task = &taskParams{}
+		if tp.TTL != nil && *tp.TTL > 0 {
+			out.task.ttl = time.Duration(*tp.TTL) * time.Millisecond
+		}
+	}
 	if isObject(p["_meta"]) {
 		var meta map[string]json.RawMessage
 		if json.Unmarshal(p["_meta"], &meta) == nil {

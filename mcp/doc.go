@@ -50,9 +50,22 @@
 //     nothing is ever written to stderr.
 //
 // Only the initialize handshake is spoken: initialize negotiates 2025-11-25,
-// 2025-06-18 or 2025-03-26, _meta is ignored, server/discover (the
-// stateless 2026-07-28 mode) is an unknown method, and MCP tasks are not
-// advertised.
+// 2025-06-18 or 2025-03-26, _meta is ignored except progressToken, and
+// server/discover (the stateless 2026-07-28 mode) is an unknown method.
+//
+// # Tasks
+//
+// With a task store ([Options.Tasks], the journal's durable records) the
+// server speaks MCP's tasks utility (2025-11-25, as the TypeScript SDK
+// 1.32 speaks it): the tasks capability for tools/call, tasks/list and
+// tasks/cancel; flow_run and flow_check with taskSupport "optional". Every
+// flow_run and flow_check is recorded, task-augmented or not; a
+// task-augmented call is answered with its task at once, tasks/result
+// waits on its own goroutine and returns the recorded CallToolResult with
+// the related-task _meta, and tasks/cancel cancels the job as
+// notifications/cancelled does. The same records serve flow_run's
+// wait_seconds (a "running" result, the run goes on), flow_status
+// {run_id} and idempotency_key. The store is independent of the wire.
 //
 // # Concurrency and cancellation
 //

@@ -42,8 +42,9 @@ func (s *Server) flowCheckTool() *toolDef {
 			RawInputSchema:  input.raw(),
 			RawOutputSchema: output.raw(),
 			Annotations:     annotations("Run named checks", false, false, false),
+			Execution:       s.execution(),
 		},
-		start: func(ctx context.Context, args map[string]string, _ func(string)) (*job.Job, error) {
+		start: func(ctx context.Context, args map[string]string, _ func(runID, message string)) (*job.Job, error) {
 			return s.rt.StartCheck(ctx, args["name"])
 		},
 	}

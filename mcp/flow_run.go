@@ -18,7 +18,9 @@ var flowRunDescription string
 // only to the local model, so it is closed-world.
 func (s *Server) flowRunTool() *toolDef {
 	input := closedObject(map[string]fieldSchema{
-		"task": {Type: "string", MinLength: 1, Description: "What to change, in plain language, as you would tell a colleague."},
+		"task":            {Type: "string", MinLength: 1, Description: "What to change, in plain language, as you would tell a colleague."},
+		"wait_seconds":    {Type: "integer", Description: "Return after this many seconds with status \"running\" and the run_id if the run has not finished; the run goes on. Follow it with flow_status {run_id}. 0 waits for the end."},
+		"idempotency_key": {Type: "string", Description: "Any string naming this submission: submitting the same key again returns the first run (its task or its result) instead of starting another."},
 	}, "task")
 	output := objectSchema{
 		Type:        "object",
@@ -27,7 +29,7 @@ func (s *Server) flowRunTool() *toolDef {
 			"status":   outStatus,
 			"verified": outVerified,
 			"task":     {Type: "string"},
-			"run_id":   {Type: "string", Description: "Identifies the run for `flow undo`."},
+			"run_id":   {Type: "string", Description: "Identifies the run for `flow undo` and flow_status {run_id}."},
 			"summary":  {Type: "string"},
 			"error":    outError,
 		},
@@ -43,8 +45,9 @@ func (s *Server) flowRunTool() *toolDef {
 			RawInputSchema:  input.raw(),
 			RawOutputSchema: output.raw(),
 			Annotations:     annotations("Run a verified coding task", false, true, false),
+			Execution:       s.execution(),
 		},
-		start: func(ctx context.Context, args map[string]string, progress func(string)) (*job.Job, error) {
+		start: func(ctx context.Context, args map[string]string, progress func(runID, message string)) (*job.Job, error) {
 			return s.rt.StartRun(ctx, args["task"], progress)
 		},
 	}

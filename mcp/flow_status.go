@@ -14,7 +14,9 @@ var flowStatusDescription string
 // flowStatusTool is flow_status {}: read-only, idempotent, closed-world, and
 // answered inline by the frame loop, also while a run is in progress.
 func (s *Server) flowStatusTool() *toolDef {
-	input := closedObject(nil)
+	input := closedObject(map[string]fieldSchema{
+		"run_id": {Type: "string", Description: "A run started by flow_run (also one that returned \"running\"): its progress while it runs, then its report."},
+	})
 	output := objectSchema{
 		Type:        "object",
 		Description: "The status report; the same JSON is also sent as text content.",
@@ -39,7 +41,10 @@ func (s *Server) flowStatusTool() *toolDef {
 			RawOutputSchema: output.raw(),
 			Annotations:     annotations("Flow status", true, false, true),
 		},
-		answer: func(ctx context.Context, _ map[string]string) (*mcp.CallToolResult, error) {
+		answer: func(ctx context.Context, args map[string]string) (*mcp.CallToolResult, error) {
+			if id, ok := args["run_id"]; ok {
+				return s.runStatus(id)
+			}
 			rep := s.rt.Status(ctx)
 			return reportResult(rep, rep.Status)
 		},

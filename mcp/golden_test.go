@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -55,6 +57,32 @@ var goldenRequests = []string{
 	`{"jsonrpc":"2.0","id":27,"method":"resources/list"}`,
 	`{"jsonrpc":"2.0","id":28,"method":"tools/list","params":[]}`,
 	`{"jsonrpc":"2.0","id":29,"method":"ping"}`,
+	// MCP tasks. TASKID stands for the id of the last task created; ids and
+	// task timestamps are normalized in the file.
+	`{"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":"flow_check","arguments":{},"task":{"ttl":60000}}}`,
+	`{"jsonrpc":"2.0","id":31,"method":"tasks/result","params":{"taskId":"TASKID"}}`,
+	`{"jsonrpc":"2.0","id":32,"method":"tasks/get","params":{"taskId":"TASKID"}}`,
+	`{"jsonrpc":"2.0","id":33,"method":"tasks/cancel","params":{"taskId":"TASKID"}}`,
+	`{"jsonrpc":"2.0","id":34,"method":"tasks/get","params":{"taskId":"00000000000000000000000000000000"}}`,
+	`{"jsonrpc":"2.0","id":35,"method":"tasks/get","params":{}}`,
+	`{"jsonrpc":"2.0","id":36,"method":"tasks/list","params":{"cursor":"nope"}}`,
+	`{"jsonrpc":"2.0","id":37,"method":"tools/call","params":{"name":"flow_status","arguments":{},"task":{}}}`,
+	`{"jsonrpc":"2.0","id":38,"method":"tools/call","params":{"name":"flow_run","arguments":{"task":"x"},"task":7}}`,
+	`{"jsonrpc":"2.0","id":39,"method":"tools/call","params":{"name":"flow_run","arguments":{"task":"x","wait_seconds":-1}}}`,
+	`{"jsonrpc":"2.0","id":40,"method":"tools/call","params":{"name":"flow_status","arguments":{"run_id":"nope"}}}`,
+}
+
+var (
+	goldenTaskID   = regexp.MustCompile(`"taskId":"([0-9a-f]{32})"`)
+	goldenAnyID    = regexp.MustCompile(`\b[0-9a-f]{32}\b`)
+	goldenTaskTime = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`)
+)
+
+// normalizeGolden replaces task ids and task timestamps, which change with
+// every run.
+func normalizeGolden(line json.RawMessage) json.RawMessage {
+	b := goldenAnyID.ReplaceAll(line, []byte("TASKID"))
+	return goldenTaskTime.ReplaceAll(b, []byte("TIME"))
 }
 
 // goldenStep is one request of the transcript and the lines it produced.
@@ -75,16 +103,25 @@ type goldenLine struct {
 // request produced; those pings are not part of the file.
 func TestGoldenTranscript(t *testing.T) {
 	rt := &fakeRuntime{}
-	c := startServer(t, rt)
+	c, _ := startTaskServer(t, rt, Options{})
 	var got []goldenStep
-	for i, req := range goldenRequests {
+	lastTask := ""
+	for i, tmpl := range goldenRequests {
+		req := strings.ReplaceAll(tmpl, "TASKID", lastTask)
 		c.send(req)
 		sync := fmt.Sprintf("golden-sync-%d", i)
 		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"ping"}`, sync))
-		got = append(got, goldenStep{send: req, recv: c.collect(sync, awaitedID(req))})
+		recv := c.collect(sync, awaitedID(req))
+		for j, line := range recv {
+			if m := goldenTaskID.FindSubmatch(line); m != nil && strings.Contains(tmpl, `"task":{`) {
+				lastTask = string(m[1])
+			}
+			recv[j] = normalizeGolden(line)
+		}
+		got = append(got, goldenStep{send: tmpl, recv: recv})
 	}
-	if runs, checks := rt.calls(); len(runs) != 1 || len(checks) != 2 {
-		t.Errorf("runtime saw runs %q checks %q, want 1 run and 2 checks", runs, checks)
+	if runs, checks := rt.calls(); len(runs) != 1 || len(checks) != 3 {
+		t.Errorf("runtime saw runs %q checks %q, want 1 run and 3 checks", runs, checks)
 	}
 	if *update {
 		writeGolden(t, got)
@@ -110,12 +147,12 @@ func TestGoldenTranscript(t *testing.T) {
 	}
 }
 
-// awaitedID returns the id of a tools/call request, whose reply may come
-// after the sync ping's (flow_run and flow_check run on their own
-// goroutine); nil otherwise.
+// awaitedID returns the id of a tools/call or tasks/result request, whose
+// reply may come after the sync ping's (flow_run and flow_check run on
+// their own goroutine, tasks/result waits on its own); nil otherwise.
 func awaitedID(req string) json.RawMessage {
 	m, err := parseMessage([]byte(req))
-	if err != nil || m.method != "tools/call" || m.id == nil {
+	if err != nil || (m.method != "tools/call" && m.method != "tasks/result" && m.method != "tasks/cancel") || m.id == nil {
 		return nil
 	}
 	return m.id

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -40,9 +41,11 @@ type fakeRuntime struct {
 	status func(ctx context.Context) report.Status
 }
 
-func (f *fakeRuntime) StartRun(ctx context.Context, task string, progress func(string)) (*job.Job, error) {
-	return f.gate.Start(ctx, job.KindRun, func(ctx context.Context, _ *job.Job) (any, string) {
-		rep := f.Run(ctx, task, progress)
+func (f *fakeRuntime) StartRun(ctx context.Context, task string, progress func(runID, message string)) (*job.Job, error) {
+	return f.gate.Start(ctx, job.KindRun, func(ctx context.Context, j *job.Job) (any, string) {
+		runID := fmt.Sprintf("run-%d", j.ID)
+		progress(runID, "")
+		rep := f.Run(ctx, task, func(m string) { progress(runID, m) })
 		return rep, rep.Status
 	})
 }

@@ -48,12 +48,17 @@ func (ss *session) initialize(m message) {
 		_ = ss.out.error(m.id, errClientInfo)
 		return
 	}
-	// flow uses no client capability: capabilities need only be an object.
+	// The only client capability flow uses is tasks (it then sends
+	// notifications/tasks/status); capabilities need only be an object.
+	var caps map[string]json.RawMessage
+	_ = json.Unmarshal(p["capabilities"], &caps)
+	ss.clientTasks = isObject(caps["tasks"])
+	ss.wait = ss.srv.defaultWait(info.Name)
 	ss.initOK = true
 	ss.log.Debug("initialized", "client", info.Name, "client_version", info.Version, "requested", requested)
 	ss.result(m.id, initializeResult{
 		ProtocolVersion: negotiate(requested),
-		Capabilities:    serverCapabilities{Tools: struct{}{}},
+		Capabilities:    ss.srv.capabilities(),
 		ServerInfo:      implementation{Name: "flow", Version: ss.srv.version},
 		Instructions:    Instructions(),
 	})
@@ -69,7 +74,29 @@ type initializeResult struct {
 }
 
 type serverCapabilities struct {
-	Tools struct{} `json:"tools"`
+	Tools struct{}         `json:"tools"`
+	Tasks *tasksCapability `json:"tasks,omitempty"`
+}
+
+// tasksCapability is MCP's tasks capability as flow declares it: tasks for
+// tools/call, tasks/list and tasks/cancel.
+type tasksCapability struct {
+	List     struct{} `json:"list"`
+	Cancel   struct{} `json:"cancel"`
+	Requests struct {
+		Tools struct {
+			Call struct{} `json:"call"`
+		} `json:"tools"`
+	} `json:"requests"`
+}
+
+// capabilities are the server's capabilities: tasks only with a task store.
+func (s *Server) capabilities() serverCapabilities {
+	c := serverCapabilities{Tools: struct{}{}}
+	if s.tasks != nil {
+		c.Tasks = &tasksCapability{}
+	}
+	return c
 }
 
 type implementation struct {

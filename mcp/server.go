@@ -6,9 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"flow/runtime/job"
+	"flow/runtime/journal"
 	"flow/runtime/report"
 )
 
@@ -24,7 +27,8 @@ type Runtime interface {
 	// called from any goroutine until the job is done (later calls are
 	// ignored). When ctx is cancelled the run stops with a "cancelled"
 	// report.
-	StartRun(ctx context.Context, task string, progress func(message string)) (*job.Job, error)
+	// runID is the run's id (the same for every line of one run).
+	StartRun(ctx context.Context, task string, progress func(runID, message string)) (*job.Job, error)
 	// StartCheck starts the configured check called name, or every check
 	// when name is ""; the job's result is a report.CheckReport.
 	StartCheck(ctx context.Context, name string) (*job.Job, error)
@@ -40,6 +44,21 @@ type Options struct {
 	// per request (level Info); nil discards them. Nothing is ever written
 	// to stderr by the server itself.
 	Logger *slog.Logger
+	// Tasks is the workspace's durable task store. With it the server
+	// speaks MCP's tasks utility, records every flow_run and flow_check
+	// there (so results outlive the connection) and accepts wait_seconds,
+	// idempotency_key and flow_status {run_id}; nil turns all that off.
+	Tasks *journal.Tasks
+	// ShortHostWait is the default wait_seconds of clients known to cut
+	// tool calls at about 60 s ([ShortHosts]); 0 means 50 s.
+	ShortHostWait time.Duration
+	// TaskPageSize is the page size of tasks/list; 0 means 20.
+	TaskPageSize int
+	// Heartbeat is the longest silence of a flow_run or flow_check with a
+	// progressToken: past it a progress notification says the job is still
+	// at its latest step and for how long (a model call on a CPU takes
+	// minutes, and idle watchdogs reset on progress); 0 means 10 s.
+	Heartbeat time.Duration
 }
 
 // Server is flow's MCP server. It is safe to call [Server.Serve] more than
@@ -50,6 +69,13 @@ type Server struct {
 	log     *slog.Logger
 	version string
 	tool    map[string]*toolDef
+
+	tasks     *journal.Tasks
+	shortWait time.Duration
+	pageSize  int
+	heartbeat time.Duration
+	liveMu    sync.Mutex
+	live      map[string]*liveTask // tasks whose job runs in this process
 
 	sessions atomic.Int64
 }
@@ -71,6 +97,17 @@ func NewServer(rt Runtime, opts Options) *Server {
 	if s.version == "" {
 		s.version = "dev"
 	}
+	s.tasks, s.shortWait, s.pageSize, s.heartbeat = opts.Tasks, opts.ShortHostWait, opts.TaskPageSize, opts.Heartbeat
+	if s.heartbeat <= 0 {
+		s.heartbeat = 10 * time.Second
+	}
+	if s.shortWait <= 0 {
+		s.shortWait = defaultShortHostWait
+	}
+	if s.pageSize <= 0 {
+		s.pageSize = 20
+	}
+	s.live = make(map[string]*liveTask)
 	s.tool = make(map[string]*toolDef)
 	for _, def := range s.toolDefs() {
 		s.tool[def.name] = def

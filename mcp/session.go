@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
+	"time"
 )
 
 // session is one Serve call: the frame loop and its lifecycle state.
@@ -19,13 +21,18 @@ type session struct {
 
 	// base is the context of every request and job of the session; it is
 	// cancelled when the session ends.
-	base    context.Context
-	stop    context.CancelFunc
-	calls   sync.WaitGroup
-	initOK  bool // initialize succeeded (frame loop only)
-	ready   bool // notifications/initialized followed it (frame loop only)
-	longMu  sync.Mutex
-	running *call // the running flow_run or flow_check job of this session
+	base   context.Context
+	stop   context.CancelFunc
+	calls  sync.WaitGroup
+	initOK bool // initialize succeeded (frame loop only)
+	ready  bool // notifications/initialized followed it (frame loop only)
+	// clientTasks: the client declared the tasks capability (it gets
+	// notifications/tasks/status); wait: the default wait_seconds of a
+	// plain flow_run for this client (0: until the end). Set by initialize.
+	clientTasks bool
+	wait        time.Duration
+	longMu      sync.Mutex
+	running     *call // the running flow_run or flow_check job of this session
 }
 
 func (s *Server) newSession(ctx context.Context, w io.Writer) *session {
@@ -166,6 +173,8 @@ func (ss *session) handle(frame []byte) {
 		ss.result(m.id, ss.srv.listTools())
 	case m.method == "tools/call":
 		ss.callTool(m)
+	case strings.HasPrefix(m.method, "tasks/") && ss.srv.tasks != nil:
+		ss.taskRequest(m)
 	default:
 		_ = ss.out.error(m.id, &rpcError{code: codeMethodNotFound, message: "Method not found: " + clip(m.method, 100)})
 	}

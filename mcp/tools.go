@@ -24,7 +24,16 @@ type toolDef struct {
 	input  objectSchema
 	tool   mcp.Tool
 	answer func(ctx context.Context, args map[string]string) (*mcp.CallToolResult, error)
-	start  func(ctx context.Context, args map[string]string, progress func(string)) (*job.Job, error)
+	start  func(ctx context.Context, args map[string]string, progress func(runID, message string)) (*job.Job, error)
+}
+
+// execution is the execution of flow_run and flow_check: with a task store
+// a client may call them as MCP tasks or plainly; without one, plainly.
+func (s *Server) execution() *mcp.ToolExecution {
+	if s.tasks == nil {
+		return nil
+	}
+	return &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
 }
 
 // toolOrder is the order of tools/list (reference §11.3).
@@ -87,7 +96,7 @@ func (sc objectSchema) raw() json.RawMessage {
 }
 
 // validate checks tool arguments against a closed input schema whose
-// properties are strings (reference §11.4: any failure is -32602). Absent
+// properties are strings or whole numbers (reference §11.4: any failure is -32602). Absent
 // arguments are an empty object. It returns the decoded arguments: the
 // frame's arguments are parsed here, once.
 func (sc objectSchema) validate(tool string, raw json.RawMessage) (map[string]string, *rpcError) {
@@ -129,8 +138,17 @@ func (sc objectSchema) validate(tool string, raw json.RawMessage) (map[string]st
 	for _, name := range slices.Sorted(maps.Keys(args)) {
 		field := sc.Properties[name]
 		s, ok := jsonString(args[name])
-		if field.Type == "string" && !ok {
-			return nil, invalid("%s must be a string", strconv.Quote(name))
+		switch field.Type {
+		case "string":
+			if !ok {
+				return nil, invalid("%s must be a string", strconv.Quote(name))
+			}
+		case "integer":
+			n, err := strconv.ParseUint(string(args[name]), 10, 31)
+			if err != nil {
+				return nil, invalid("%s must be a whole number of at least 0", strconv.Quote(name))
+			}
+			s = strconv.FormatUint(n, 10)
 		}
 		if utf8.RuneCountInString(s) < field.MinLength {
 			return nil, invalid("%s must not be empty", strconv.Quote(name))
@@ -155,7 +173,7 @@ func annotations(title string, readOnly, destructive, idempotent bool) mcp.ToolA
 
 // Output schema fields shared by the reports.
 var (
-	outStatus   = fieldSchema{Type: "string", Description: `"ok" only when the result is verified; otherwise failed, unverified, stale, error, busy or cancelled.`}
+	outStatus   = fieldSchema{Type: "string", Description: `"ok" only when the result is verified; otherwise failed, unverified, stale, error, busy or cancelled; "running" while a run goes on after wait_seconds.`}
 	outVerified = fieldSchema{Type: "boolean", Description: "True only when flow's own gates verified the result from real evidence."}
 	outError    = fieldSchema{Type: "string", Description: "What went wrong, when something did."}
 )

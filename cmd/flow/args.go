@@ -14,7 +14,7 @@ import (
 // commands lists every subcommand of SPEC §3.
 var commands = map[string]bool{
 	"run": true, "check": true, "status": true, "serve": true, "tui": true,
-	"nvim": true, "undo": true, "doctor": true, "version": true, "help": true,
+	"nvim": true, "undo": true, "doctor": true, "version": true, "help": true, "tasks": true,
 }
 
 // options are the parsed command line.
@@ -180,8 +180,8 @@ func checkArity(o *options) error {
 			return usagef("%s takes no arguments (got %q)", commandName(o.command), o.args[0])
 		}
 	}
-	if o.json && !slices.Contains([]string{"run", "check", "status", "undo", "doctor"}, o.command) {
-		return usagef("--json is only valid with run, check, status, undo and doctor")
+	if o.json && !slices.Contains([]string{"run", "check", "status", "undo", "doctor", "tasks"}, o.command) {
+		return usagef("--json is only valid with run, check, status, undo, doctor and tasks")
 	}
 	if err := checkEditorFlags(o); err != nil {
 		return err

@@ -54,7 +54,7 @@ func TestParseArgsErrors(t *testing.T) {
 		{[]string{"stauts"}, `unknown command "stauts": did you mean "status"? (see flow help)`},
 		{[]string{"chek", "vet"}, `did you mean "check"?`},
 		{[]string{"--bogus"}, "unknown flag --bogus"},
-		{[]string{"serve", "--json"}, "--json is only valid with run, check, status, undo and doctor"},
+		{[]string{"serve", "--json"}, "--json is only valid with run, check, status, undo, doctor and tasks"},
 		{[]string{"status", "--json=yes"}, "takes no value"},
 		{[]string{"status", "-x"}, "unknown flag -x"},
 		{[]string{"run"}, "run needs a task"},
@@ -84,7 +84,7 @@ func TestParseArgsErrors(t *testing.T) {
 // TestEveryCommandHasAHandler keeps the grammar and the dispatch in step.
 func TestEveryCommandHasAHandler(t *testing.T) {
 	t.Parallel()
-	direct := map[string]bool{"help": true, "version": true, "serve": true, "tui": true, "nvim": true}
+	direct := map[string]bool{"help": true, "version": true, "serve": true, "tui": true, "nvim": true, "tasks": true}
 	for name := range commands {
 		if _, ok := reportCommands[name]; ok == direct[name] {
 			t.Errorf("command %q: report handler %v, handled directly %v; want exactly one", name, ok, direct[name])

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -56,6 +57,14 @@ func TestTypeScriptSDKInterop(t *testing.T) {
 			call("c3", "flow_check", map[string]any{"name": "slow"}),
 		}},
 	)
+	// The run made as an MCP task, after the aborted one's turns.
+	taskTurns := []ollamatest.Turn{
+		{Content: "Plan: add B."},
+		{ToolCalls: []ollamatest.Call{call("c4", "file_write", map[string]any{"path": "a.go", "content": "package a\n\nfunc B() {}\n"})}},
+		{Content: "Done."},
+		{Content: approve},
+	}
+	srv.Enqueue(taskTurns...)
 	cfg := writeFile(t, t.TempDir(), "ops.toml", `workspace_dir = `+tomlString(ws)+`
 [ollama]
 base_url = `+tomlString(srv.URL)+`
@@ -68,12 +77,16 @@ filetypes = ["go"]
 [checks.slow]
 cmd = ["sh", "-c", "if [ -f abort-me ]; then echo $$ > slow.pid; touch slow-started; sleep 30; fi"]
 required = false
+[checks.tasky]
+cmd = ["sh", "-c", "if [ -f tasky-go ]; then echo $$ > tasky.pid; touch tasky-started; exec sleep 300; fi"]
+required = false
 `)
 	cmd := exec.Command(node, filepath.Join(dir, "client.mjs"))
 	cmd.Dir = dir
 	cmd.Env = append(hermeticEnv(t),
 		"FLOW_BIN="+flowBin, "FLOW_CONFIG="+cfg, "FLOW_TASK=add A", "FLOW_ABORT_TASK=slow",
-		"FLOW_ABORT_MARKER="+filepath.Join(ws, "slow-started"))
+		"FLOW_ABORT_MARKER="+filepath.Join(ws, "slow-started"),
+		"FLOW_TASK_RUN=add B", "FLOW_TASK_MARKER="+filepath.Join(ws, "tasky-started"))
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("node client: %v\n%s", err, out)
@@ -103,13 +116,22 @@ required = false
 			Status string
 			Busy   bool
 		}
+		TaskRun struct {
+			Events            []string
+			TaskID, Related   string
+			IsError, Verified bool
+			Status            string
+		}
+		TaskCancel struct {
+			TaskID, Reply, Final, Error string
+		}
 		Error, Stderr string
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("client output: %v\n%s", err, out)
 	}
 	if got.Error != "" {
-		t.Fatalf("client error: %s", got.Error)
+		t.Fatalf("client error: %s\n%s", got.Error, out)
 	}
 	if strings.Join(got.Tools, ",") != "flow_run,flow_status,flow_check" {
 		t.Errorf("tools = %v", got.Tools)
@@ -128,6 +150,22 @@ required = false
 	}
 	if got.After.Status != "ok" || got.After.Busy {
 		t.Errorf("flow_status after the abort = %+v, want ok and not busy", got.After)
+	}
+	if got.TaskRun.IsError || !got.TaskRun.Verified || got.TaskRun.TaskID == "" || got.TaskRun.Related != got.TaskRun.TaskID ||
+		!slices.Contains(got.TaskRun.Events, "taskCreated:working") || !slices.Contains(got.TaskRun.Events, "taskStatus:completed") {
+		t.Errorf("flow_run as a task = %+v, want created, completed, the verified report and its related task", got.TaskRun)
+	}
+	if got.TaskCancel.Reply != "cancelled" || got.TaskCancel.Final != "cancelled" || !strings.Contains(got.TaskCancel.Error, "cancelled") {
+		t.Errorf("flow_check cancelled through tasks/cancel = %+v", got.TaskCancel)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "tasky.pid")); err == nil {
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		if syscall.Kill(pid, 0) == nil {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("the check cancelled through tasks/cancel is still running (pid %d)", pid)
+		}
+	} else {
+		t.Errorf("the task's check never started: %v", err)
 	}
 	if got.Stderr != "" {
 		t.Errorf("flow serve wrote to stderr: %q", got.Stderr)

@@ -63,6 +63,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdTUI(ctx, e)
 	case "nvim":
 		return cmdNvim(ctx, e)
+	case "tasks":
+		return cmdTasks(ctx, e)
 	}
 	rep, status, err := reportCommands[o.command](ctx, e)
 	return finish(ctx, e, rep, status, err)

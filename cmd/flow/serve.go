@@ -35,7 +35,15 @@ func cmdServe(ctx context.Context, e *env) int {
 	}
 	defer closeEditor()
 	svc := rt.service(env)
-	srv := flowmcp.NewServer(serviceRuntime{svc}, flowmcp.Options{Version: flowVersion(), Logger: logger})
+	opts := flowmcp.Options{Version: flowVersion(), Logger: logger}
+	if rt.store != nil {
+		// Without the task store flow serve still serves, without MCP
+		// tasks, wait_seconds and flow_status {run_id}.
+		if opts.Tasks, err = rt.store.Tasks(); err != nil {
+			logger.Warn("task store unavailable: MCP tasks are off", "error", err.Error())
+		}
+	}
+	srv := flowmcp.NewServer(serviceRuntime{svc}, opts)
 	err = srv.Serve(ctx, e.stdin, e.stdout)
 	if ctx.Err() != nil {
 		fmt.Fprintln(e.stderr, interruptedMessage)
@@ -83,10 +91,10 @@ type serviceRuntime struct{ svc *agent.Service }
 
 var _ flowmcp.Runtime = serviceRuntime{}
 
-func (r serviceRuntime) StartRun(ctx context.Context, task string, progress func(string)) (*job.Job, error) {
+func (r serviceRuntime) StartRun(ctx context.Context, task string, progress func(runID, message string)) (*job.Job, error) {
 	return r.svc.StartRun(ctx, task, func(ev agent.Event) {
-		if s := ev.Line(); s != "" {
-			progress(s)
+		if s := ev.Line(); s != "" || ev.RunID != "" {
+			progress(ev.RunID, s)
 		}
 	})
 }

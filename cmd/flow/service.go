@@ -142,14 +142,21 @@ func (w *workspaceRuntime) attachEditor(e *env, logger *slog.Logger) (*plugin.Ru
 // --nvim` has it, else over the disk. closeAll releases everything; bridge
 // calls are logged to $FLOW_LOG_FILE at debug level.
 func openService(e *env) (svc *agent.Service, closeAll func(), err error) {
+	_, svc, closeAll, err = openServiceRuntime(e)
+	return svc, closeAll, err
+}
+
+// openServiceRuntime is [openService] that also returns the workspace's
+// runtime (its journal store, for the task records).
+func openServiceRuntime(e *env) (rt *workspaceRuntime, svc *agent.Service, closeAll func(), err error) {
 	rt, logger, closeRT, err := openServer(e)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	env, closeEditor, err := rt.attachEditor(e, logger)
 	if err != nil {
 		closeRT()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return rt.service(env), func() { closeEditor(); closeRT() }, nil
+	return rt, rt.service(env), func() { closeEditor(); closeRT() }, nil
 }

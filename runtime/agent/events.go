@@ -141,6 +141,9 @@ func (e Event) format(pad bool) string {
 	case EventModelTurn:
 		col(e.Role)
 		fmt.Fprintf(&b, "turn %d", e.Turn)
+	case EventModelWait:
+		col(e.Role)
+		fmt.Fprintf(&b, "turn %d: waiting for the model, %d s", e.Turn, e.DurationMS/1000)
 	case EventModelReply:
 		col(e.Role)
 		fmt.Fprintf(&b, "reply %d", e.Turn)

@@ -57,3 +57,10 @@ func TestEventLine(t *testing.T) {
 		}
 	}
 }
+
+func TestModelWaitString(t *testing.T) {
+	got := Event{Kind: EventModelWait, Role: "coder", Turn: 3, DurationMS: 41_500}.String()
+	if want := "coder    turn 3: waiting for the model, 41 s"; got != want {
+		t.Fatalf("String() = %q, want %q", got, want)
+	}
+}

@@ -250,7 +250,9 @@ func (r *run) callFormat(ctx context.Context, name string, turn int, st *report.
 	r.rep.ModelCalls++
 	r.emit(Event{Kind: EventModelTurn, Role: name, Turn: turn})
 	t0 := r.a.deps.Now()
+	stopBeat := r.heartbeat(name, turn)
 	resp, err := r.a.deps.Backend.Chat(ctx, req)
+	stopBeat()
 	ms := r.a.deps.Now().Sub(t0).Milliseconds()
 	r.rep.Usage.PromptTokens += resp.Usage.PromptTokens
 	r.rep.Usage.CompletionTokens += resp.Usage.CompletionTokens

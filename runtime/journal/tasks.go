@@ -435,3 +435,29 @@ func startTime(pid int) uint64 {
 	n, _ := strconv.ParseUint(fields[19], 10, 64)
 	return n
 }
+
+// ByKey returns the unexpired task of tool submitted with the idempotency
+// key, if there is one. An empty key matches nothing.
+func (t *Tasks) ByKey(tool, key string) (Task, bool, error) {
+	return t.find(func(task Task) bool { return key != "" && task.Tool == tool && task.IdempotencyKey == key })
+}
+
+// ByRun returns the unexpired task whose run has id runID, if there is one.
+func (t *Tasks) ByRun(runID string) (Task, bool, error) {
+	return t.find(func(task Task) bool { return runID != "" && task.RunID == runID })
+}
+
+func (t *Tasks) find(match func(Task) bool) (Task, bool, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	all, err := t.all()
+	if err != nil {
+		return Task{}, false, err
+	}
+	for _, task := range all {
+		if match(task) {
+			return t.checkOwner(task), true, nil
+		}
+	}
+	return Task{}, false, nil
+}

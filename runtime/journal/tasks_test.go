@@ -232,3 +232,34 @@ func TestStartTimeIdentifiesProcess(t *testing.T) {
 		t.Fatal("a different start time at the same pid counts as the same process")
 	}
 }
+
+func TestTaskLookupByKeyAndRun(t *testing.T) {
+	_, tasks := newTasks(t)
+	a, _, err := tasks.NewTask("flow_run", nil, time.Hour, "k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tasks.Update(a.ID, func(t *Task) { t.RunID = "run-a" }); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := tasks.NewTask("flow_check", nil, time.Hour, "k1"); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := tasks.ByKey("flow_run", "k1")
+	if err != nil || !ok || got.ID != a.ID {
+		t.Fatalf("ByKey(flow_run, k1) = %+v, %v, %v; want task %s", got, ok, err, a.ID)
+	}
+	if _, ok, _ := tasks.ByKey("flow_run", "other"); ok {
+		t.Fatal("ByKey found a task for an unused key")
+	}
+	if _, ok, _ := tasks.ByKey("flow_run", ""); ok {
+		t.Fatal("an empty key matched a task")
+	}
+	got, ok, err = tasks.ByRun("run-a")
+	if err != nil || !ok || got.ID != a.ID {
+		t.Fatalf("ByRun(run-a) = %+v, %v, %v", got, ok, err)
+	}
+	if _, ok, _ := tasks.ByRun("run-b"); ok {
+		t.Fatal("ByRun found a task for an unknown run")
+	}
+}

@@ -1,0 +1,498 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"flow/runtime/job"
+	"flow/runtime/journal"
+	"flow/runtime/report"
+)
+
+// MCP's tasks utility (2025-11-25, experimental) over the workspace's
+// durable task store (runtime/journal). Every flow_run and flow_check of a
+// server with a store is recorded there, task-augmented or not, so that its
+// result outlives the connection and the server: a new `flow serve` answers
+// tasks/get, tasks/result and tasks/list for tasks of an earlier one, and a
+// task whose server died is failed ("interrupted").
+
+// defaultShortHostWait is the default wait_seconds of [ShortHosts].
+const defaultShortHostWait = 50 * time.Second
+
+// taskPollInterval is the pollInterval flow suggests to requestors.
+const taskPollInterval = time.Second
+
+// recordInterval bounds how often a running task's latest event is written
+// to its record (its first run id is written at once).
+const recordInterval = 2 * time.Second
+
+// ShortHosts are the clientInfo.name values (compared case-insensitively)
+// of hosts known to cut a tool call at about 60 s whatever the progress:
+// Claude Desktop ("claude-ai", "claude-desktop") and the MCP Inspector
+// ("mcp-inspector"), which uses the TypeScript SDK's 60 s default. A plain
+// flow_run from them returns after 50 s with status "running" unless it
+// passes wait_seconds.
+var ShortHosts = []string{"claude-ai", "claude-desktop", "mcp-inspector"}
+
+// relatedTaskKey is the _meta key that ties a message to its task.
+const relatedTaskKey = "io.modelcontextprotocol/related-task"
+
+// defaultWait is the default wait_seconds of a plain flow_run by client.
+func (s *Server) defaultWait(client string) time.Duration {
+	if s.tasks != nil && slices.Contains(ShortHosts, strings.ToLower(client)) {
+		return s.shortWait
+	}
+	return 0
+}
+
+// liveTask is a task whose job runs in this process.
+type liveTask struct {
+	tool      string
+	progress  func(string) // the call's progress notifications
+	job       *job.Job
+	cancelled atomic.Bool   // tasks/cancel named it
+	done      chan struct{} // closed once the final record is written
+
+	mu      sync.Mutex
+	srv     *Server
+	id      string
+	runID   string
+	message string
+	written time.Time
+}
+
+// event receives one runtime event line: it goes to the call's progress and
+// becomes the task's status message.
+func (lt *liveTask) event(runID, message string) {
+	if message != "" {
+		lt.progress(message)
+	}
+	lt.mu.Lock()
+	newRun := runID != "" && lt.runID == ""
+	if runID != "" {
+		lt.runID = runID
+	}
+	if message != "" {
+		lt.message = message
+	}
+	flush := lt.id != "" && (newRun || time.Since(lt.written) >= recordInterval)
+	if flush {
+		lt.written = time.Now()
+	}
+	srv, id, rid, msg := lt.srv, lt.id, lt.runID, lt.message
+	lt.mu.Unlock()
+	if flush {
+		_, _ = srv.tasks.Update(id, func(t *journal.Task) { t.RunID, t.Message = rid, msg })
+	}
+}
+
+// snapshot returns the live run id and message.
+func (lt *liveTask) snapshot() (runID, message string) {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	return lt.runID, lt.message
+}
+
+// record creates the task of a started job.
+func (s *Server) record(lt *liveTask, tool string, args json.RawMessage, ttl time.Duration, key string) (journal.Task, error) {
+	task, _, err := s.tasks.NewTask(tool, args, ttl, key)
+	if err != nil {
+		return journal.Task{}, err
+	}
+	lt.done = make(chan struct{})
+	lt.mu.Lock()
+	lt.srv, lt.id = s, task.ID
+	rid, msg := lt.runID, lt.message
+	lt.written = time.Now()
+	lt.mu.Unlock()
+	s.liveMu.Lock()
+	s.live[task.ID] = lt
+	s.liveMu.Unlock()
+	if rid != "" || msg != "" {
+		if t, err := s.tasks.Update(task.ID, func(t *journal.Task) { t.RunID, t.Message = rid, msg }); err == nil {
+			task = t
+		}
+	}
+	return task, nil
+}
+
+// liveTask returns the task's job in this process, if any.
+func (s *Server) liveTask(id string) *liveTask {
+	s.liveMu.Lock()
+	defer s.liveMu.Unlock()
+	return s.live[id]
+}
+
+// finishTask writes the final record of a job's task: its status, why, and
+// the exact tool result (or, for a tool that panicked, an error report).
+func (ss *session) finishTask(lt *liveTask, res *mcp.CallToolResult, err error, cancelled, interrupted bool) {
+	if lt.id == "" {
+		return
+	}
+	s := ss.srv
+	if err != nil {
+		res = errorResult(err.Error())
+	}
+	raw, encErr := toolResultJSON(res)
+	if encErr != nil {
+		raw, _ = toolResultJSON(errorResult(encErr.Error()))
+	}
+	status, message := journal.TaskCompleted, resultMessage(res)
+	switch {
+	case cancelled:
+		status, message = journal.TaskCancelled, "cancelled: "+message
+	case interrupted:
+		status, message = journal.TaskFailed, "interrupted: the flow server was stopped before the task finished; its edits are in the journal (flow undo reverts them)"
+	case res.IsError:
+		status = journal.TaskFailed
+	}
+	rid, _ := lt.snapshot()
+	if _, err := s.tasks.Update(lt.id, func(t *journal.Task) {
+		t.Status, t.Message, t.Result = status, message, raw
+		if rid != "" {
+			t.RunID = rid
+		}
+	}); err != nil {
+		ss.log.Warn("task result not recorded", "task", lt.id, "error", err.Error())
+	}
+}
+
+// release forgets a finished live task; waiters on lt.done (tasks/result,
+// tasks/cancel) go on, after its status notification.
+func (s *Server) release(lt *liveTask) {
+	if lt.id == "" {
+		return
+	}
+	s.liveMu.Lock()
+	delete(s.live, lt.id)
+	s.liveMu.Unlock()
+	close(lt.done)
+}
+
+// errorResult is the tool result of a failure that has no report.
+func errorResult(msg string) *mcp.CallToolResult {
+	b, _ := report.Marshal(refusal{Status: report.StatusError, Error: msg})
+	return structuredResult(b, true)
+}
+
+// resultMessage is a task's status message for its result: the report's
+// status and its error, summary or reason.
+func resultMessage(res *mcp.CallToolResult) string {
+	var rep struct {
+		Status  string `json:"status"`
+		Error   string `json:"error"`
+		Summary string `json:"summary"`
+		Reason  string `json:"reason"`
+	}
+	_ = json.Unmarshal(res.RawStructuredContent, &rep)
+	msg := rep.Status
+	for _, s := range []string{rep.Error, rep.Summary, rep.Reason} {
+		if s != "" {
+			msg += ": " + s
+			break
+		}
+	}
+	return clip(msg, maxProgressBytes)
+}
+
+// wireTask is MCP's Task object.
+type wireTask struct {
+	TaskID        string `json:"taskId"`
+	Status        string `json:"status"`
+	StatusMessage string `json:"statusMessage,omitempty"`
+	CreatedAt     string `json:"createdAt"`
+	LastUpdatedAt string `json:"lastUpdatedAt"`
+	TTL           int64  `json:"ttl"`
+	PollInterval  int64  `json:"pollInterval,omitempty"`
+}
+
+// createTaskResult answers a task-augmented request.
+type createTaskResult struct {
+	Task wireTask `json:"task"`
+}
+
+// listTasksResult answers tasks/list.
+type listTasksResult struct {
+	Tasks      []wireTask `json:"tasks"`
+	NextCursor string     `json:"nextCursor,omitempty"`
+}
+
+const wireTime = "2006-01-02T15:04:05.000Z07:00"
+
+// wireTask maps a record to the wire; a task running here reports its
+// latest event.
+func (s *Server) wireTask(t journal.Task) wireTask {
+	msg := t.Message
+	if !t.Terminal() {
+		if lt := s.liveTask(t.ID); lt != nil {
+			if _, m := lt.snapshot(); m != "" {
+				msg = m
+			}
+		}
+	}
+	w := wireTask{
+		TaskID: t.ID, Status: t.Status, StatusMessage: clip(msg, maxProgressBytes),
+		CreatedAt: t.CreatedAt.UTC().Format(wireTime), LastUpdatedAt: t.UpdatedAt.UTC().Format(wireTime),
+		TTL: t.TTL.Milliseconds(),
+	}
+	if !t.Terminal() {
+		w.PollInterval = taskPollInterval.Milliseconds()
+	}
+	return w
+}
+
+// taskParamsOf decodes {taskId} or {cursor}.
+type taskRequestParams struct {
+	TaskID *string `json:"taskId"`
+	Cursor *string `json:"cursor"`
+}
+
+var errTaskID = &rpcError{code: codeInvalidParams, message: "taskId must be the string id of a task"}
+
+// unknownTask is the error for an id the store does not hold.
+func unknownTask(id string) *rpcError {
+	return &rpcError{code: codeInvalidParams, message: fmt.Sprintf("Unknown or expired task %s; tasks/list shows the tasks kept", clip(fmt.Sprintf("%q", id), 80))}
+}
+
+// taskRequest answers tasks/get, tasks/result, tasks/list and tasks/cancel.
+func (ss *session) taskRequest(m message) {
+	var p taskRequestParams
+	if m.params != nil && json.Unmarshal(m.params, &p) != nil {
+		_ = ss.out.error(m.id, errParamsObject)
+		return
+	}
+	store := ss.srv.tasks
+	if m.method == "tasks/list" {
+		cursor := ""
+		if p.Cursor != nil {
+			cursor = *p.Cursor
+		}
+		page, next, err := store.List(cursor, ss.srv.pageSize)
+		if err != nil {
+			_ = ss.out.error(m.id, &rpcError{code: codeInvalidParams, message: "Invalid cursor; start again without one"})
+			return
+		}
+		out := listTasksResult{Tasks: make([]wireTask, 0, len(page)), NextCursor: next}
+		for _, t := range page {
+			out.Tasks = append(out.Tasks, ss.srv.wireTask(t))
+		}
+		ss.result(m.id, out)
+		return
+	}
+	switch m.method {
+	case "tasks/get", "tasks/result", "tasks/cancel":
+	default:
+		_ = ss.out.error(m.id, &rpcError{code: codeMethodNotFound, message: "Method not found: " + clip(m.method, 100)})
+		return
+	}
+	if p.TaskID == nil {
+		_ = ss.out.error(m.id, errTaskID)
+		return
+	}
+	id := *p.TaskID
+	task, err := store.Task(id)
+	if errors.Is(err, journal.ErrTaskNotFound) {
+		_ = ss.out.error(m.id, unknownTask(id))
+		return
+	}
+	if err != nil {
+		_ = ss.out.error(m.id, &rpcError{code: codeInternalError, message: err.Error()})
+		return
+	}
+	switch m.method {
+	case "tasks/get":
+		ss.result(m.id, ss.srv.wireTask(task))
+	case "tasks/result":
+		ss.calls.Add(1)
+		go func() {
+			defer ss.calls.Done()
+			if lt := ss.srv.liveTask(id); lt != nil {
+				// The job's own goroutine finishes first, so that its
+				// notifications/tasks/status precedes this result.
+				select {
+				case <-lt.done:
+				case <-ss.base.Done():
+					return
+				}
+			}
+			task, err := store.Wait(ss.base, id, taskPollInterval)
+			if err != nil {
+				if ss.base.Err() == nil {
+					_ = ss.out.error(m.id, unknownTask(id))
+				}
+				return
+			}
+			ss.result(m.id, taskPayload(task))
+		}()
+	case "tasks/cancel":
+		if task.Terminal() {
+			_ = ss.out.error(m.id, &rpcError{code: codeInvalidParams, message: "Cannot cancel task: it is already " + task.Status})
+			return
+		}
+		lt := ss.srv.liveTask(id)
+		if lt == nil {
+			_ = ss.out.error(m.id, &rpcError{code: codeInvalidParams, message: fmt.Sprintf("Cannot cancel task: flow process %d runs it; cancel it there", task.Owner.PID)})
+			return
+		}
+		ss.log.Info("task cancelled by the client", "task", id, "tool", lt.tool)
+		lt.cancelled.Store(true)
+		lt.job.Cancel()
+		ss.calls.Add(1)
+		go func() {
+			defer ss.calls.Done()
+			<-lt.done
+			if t, err := store.Task(id); err == nil {
+				ss.result(m.id, ss.srv.wireTask(t))
+			}
+		}()
+	}
+}
+
+// taskPayload is the tasks/result of a terminal task: exactly the tool
+// result a plain call returned, with the related-task _meta.
+func taskPayload(t journal.Task) json.RawMessage {
+	raw := t.Result
+	if len(raw) == 0 {
+		raw, _ = toolResultJSON(errorResult(t.Message))
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(raw, &members) != nil {
+		members = map[string]json.RawMessage{}
+	}
+	meta, _ := marshal(map[string]any{relatedTaskKey: map[string]string{"taskId": t.ID}})
+	members["_meta"] = meta
+	out, _ := marshal(members)
+	return out
+}
+
+// notifyTask sends notifications/tasks/status for a task.
+func (ss *session) notifyTask(id string) {
+	if t, err := ss.srv.tasks.Task(id); err == nil {
+		_ = ss.out.notify("notifications/tasks/status", ss.srv.wireTask(t))
+	}
+}
+
+// runningReport is the result of a flow_run that has not finished within
+// its wait, and of flow_status {run_id} for a run in progress.
+type runningReport struct {
+	Status   string `json:"status"`
+	Verified bool   `json:"verified"`
+	RunID    string `json:"run_id,omitempty"`
+	TaskID   string `json:"task_id"`
+	Since    string `json:"since,omitempty"`
+	Progress string `json:"progress,omitempty"`
+	Follow   string `json:"follow"`
+}
+
+// running reports a task in progress.
+func (s *Server) running(t journal.Task, runID, message string) *mcp.CallToolResult {
+	if runID == "" {
+		runID = t.RunID
+	}
+	if message == "" {
+		message = t.Message
+	}
+	follow := fmt.Sprintf("The run goes on. Call flow_status with {\"run_id\": %q} to see its progress and, once it ends, its report.", runID)
+	if runID == "" {
+		follow = "The run goes on; `flow tasks` on the command line shows it, and flow_status without arguments says when the workspace is free."
+	}
+	b, _ := report.Marshal(runningReport{Status: "running", RunID: runID, TaskID: t.ID,
+		Since: t.CreatedAt.UTC().Format(wireTime), Progress: message, Follow: follow})
+	return structuredResult(b, false)
+}
+
+// runningResult is the result of a plain call whose wait ran out.
+func (s *Server) runningResult(lt *liveTask) *mcp.CallToolResult {
+	rid, msg := lt.snapshot()
+	t, err := s.tasks.Task(lt.id)
+	if err != nil {
+		t = journal.Task{ID: lt.id, CreatedAt: time.Now()}
+	}
+	return s.running(t, rid, msg)
+}
+
+// storedResult decodes a recorded tool result.
+func storedResult(t journal.Task) *mcp.CallToolResult {
+	var w struct {
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		IsError           bool            `json:"isError"`
+	}
+	if len(t.Result) == 0 || json.Unmarshal(t.Result, &w) != nil || len(w.StructuredContent) == 0 {
+		return errorResult(t.Message)
+	}
+	return structuredResult(w.StructuredContent, w.IsError)
+}
+
+// runStatus answers flow_status {run_id}.
+func (s *Server) runStatus(runID string) (*mcp.CallToolResult, error) {
+	if s.tasks == nil {
+		return errorResult("run tracking is off: flow has no state directory for this workspace, so flow_status cannot follow run " + runID), nil
+	}
+	t, ok, err := s.tasks.ByRun(runID)
+	if err != nil {
+		return errorResult(err.Error()), nil
+	}
+	if !ok {
+		return errorResult(fmt.Sprintf("no run %q is known to flow serve in this workspace (runs are kept while their task's ttl lasts); flow_status without run_id shows the last run", runID)), nil
+	}
+	if t.Terminal() {
+		return storedResult(t), nil
+	}
+	var rid, msg string
+	if lt := s.liveTask(t.ID); lt != nil {
+		rid, msg = lt.snapshot()
+	}
+	return s.running(t, rid, msg), nil
+}
+
+// resubmitted answers a flow_run or flow_check whose idempotency key names
+// an earlier submission, and reports whether it did: a task-augmented call
+// gets that task, a plain one its result (waited for as a plain call
+// waits).
+func (ss *session) resubmitted(id json.RawMessage, tool, key string, asTask bool) bool {
+	t, ok, err := ss.srv.tasks.ByKey(tool, key)
+	if err != nil || !ok {
+		return false
+	}
+	ss.log.Info("idempotent resubmission", "tool", tool, "task", t.ID)
+	if asTask {
+		ss.result(id, createTaskResult{Task: ss.srv.wireTask(t)})
+		return true
+	}
+	if t.Terminal() {
+		ss.replyTool(id, storedResult(t), nil)
+		return true
+	}
+	wait := ss.wait
+	ss.calls.Add(1)
+	go func() {
+		defer ss.calls.Done()
+		ctx, cancel := ss.base, func() {}
+		if wait > 0 {
+			ctx, cancel = context.WithTimeout(ss.base, wait)
+		}
+		defer cancel()
+		done, err := ss.srv.tasks.Wait(ctx, t.ID, taskPollInterval)
+		switch {
+		case ss.out.isShut() || ss.base.Err() != nil:
+		case err == nil:
+			ss.replyTool(id, storedResult(done), nil)
+		default:
+			var rid, msg string
+			if lt := ss.srv.liveTask(t.ID); lt != nil {
+				rid, msg = lt.snapshot()
+			}
+			ss.replyTool(id, ss.srv.running(done, rid, msg), nil)
+		}
+	}()
+	return true
+}
