@@ -51,8 +51,12 @@ func Render(w io.Writer, command string, reportJSON []byte, opts Options) error 
 		}
 	case "status":
 		var r report.Status
+		var t statusTasks
 		if err = json.Unmarshal(reportJSON, &r); err == nil {
-			p.status(r)
+			if err = json.Unmarshal(reportJSON, &t); err == nil {
+				p.status(r)
+				p.tasks(t)
+			}
 		}
 	case "undo":
 		var r undoView

@@ -27,6 +27,7 @@ func TestGolden(t *testing.T) {
 		{"check-untrusted", "check"},
 		{"check-unknown", "check"},
 		{"status", "status"},
+		{"status-tasks", "status"},
 		{"status-onboarding", "status"},
 		{"undo", "undo"},
 		{"doctor", "doctor"},

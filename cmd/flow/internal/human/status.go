@@ -85,3 +85,34 @@ func lastReport(v any) lastRun {
 	}
 	return lr
 }
+
+// tasks lists flow serve's running task and the last few.
+func (p *printer) tasks(t statusTasks) {
+	if t.Tasks == nil || (t.Tasks.Running == nil && len(t.Tasks.Recent) == 0) {
+		return
+	}
+	p.heading("MCP tasks (flow tasks lists them all)")
+	if r := t.Tasks.Running; r != nil {
+		p.line("  %s running: %s %s since %s", p.mark("working"), shortID(r.ID), r.Tool, r.CreatedAt)
+		if r.Message != "" {
+			p.line("      %s", firstLine(r.Message, 200))
+		}
+	}
+	for _, x := range t.Tasks.Recent {
+		if t.Tasks.Running != nil && x.ID == t.Tasks.Running.ID {
+			continue
+		}
+		status := x.Status
+		if status == "completed" {
+			status = "ok"
+		}
+		p.line("  %s %s %s %s · %s", p.mark(status), shortID(x.ID), x.Tool, p.statusWord(x.Status), x.CreatedAt)
+	}
+}
+
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}

@@ -126,3 +126,21 @@ type doctorView struct {
 	Warnings []string `json:"warnings"`
 	LogFile  string   `json:"log_file"`
 }
+
+// statusTasks is the tasks part `flow status` adds to its report: flow
+// serve's running task and the last few.
+type statusTasks struct {
+	Tasks *struct {
+		Running *taskView  `json:"running"`
+		Recent  []taskView `json:"recent"`
+	} `json:"tasks"`
+}
+
+type taskView struct {
+	ID        string `json:"id"`
+	Tool      string `json:"tool"`
+	Status    string `json:"status"`
+	Message   string `json:"message"`
+	RunID     string `json:"run_id"`
+	CreatedAt string `json:"created_at"`
+}
