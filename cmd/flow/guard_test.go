@@ -339,12 +339,14 @@ func TestGuardRequireFailingFirst(t *testing.T) {
 		writeFile(t, ws, "calc.py", "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n")
 		tests := "import unittest\n\nimport calc\n\n\nclass CalcTest(unittest.TestCase):\n    def test_sub(self):\n        self.assertEqual(calc.sub(5, 3), 2)\n"
 		writeFile(t, ws, "test_calc.py", tests)
-		// No bytecode caches: the scripted coder edits within the second
-		// the baseline compiled calc.py, and Python trusts a cache whose
-		// source has the same size and mtime second (a - b → a + b).
+		// The scripted coder edits within the second the baseline's
+		// compileall check wrote calc.py's bytecode (compileall writes it
+		// whatever PYTHONDONTWRITEBYTECODE says), and Python trusts a cache
+		// whose source has the same size and mtime second: the fix changes
+		// the size so the cache is never taken for the new source.
 		m, r, _ := flowRun(t, ws, hermeticEnv(t, "PYTHONDONTWRITEBYTECODE=1"), func(url string) string {
 			return guardConfig(t, ws, url, "", pyChecks, "[verify]\nrequire_failing_first = true\n")
-		}, script(fileEdit("c1", "calc.py", "def add(a, b):\n    return a - b", "def add(a, b):\n    return a + b"),
+		}, script(fileEdit("c1", "calc.py", "def add(a, b):\n    return a - b", "def add(a, b):\n    return (a + b)"),
 			fileWrite("c2", "test_calc.py", tests+"\n    def test_add(self):\n        self.assertEqual(calc.add(2, 3), 5)\n")))
 		if r.code != 0 || m["status"] != "ok" {
 			t.Fatalf("flow run = %d %v (reason %v), want verified\nstderr: %s", r.code, m["status"], m["reason"], r.stderr)
