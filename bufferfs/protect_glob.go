@@ -24,7 +24,7 @@ func (d *Disk) checkProtectGlobs(clean string) error {
 	p := strings.ToLower(clean)
 	for {
 		for _, g := range d.protectGlobs {
-			if matchGlob(g, p) {
+			if MatchGlob(g, p) {
 				return errCheckDefinition
 			}
 		}
@@ -47,38 +47,4 @@ func lowerGlobs(list []string) []string {
 		}
 	}
 	return out
-}
-
-// matchGlob matches a slash-separated glob against the path p: each
-// segment with path.Match, "**" for any number of segments, and a glob
-// without "/" against the base name (so "Makefile" protects every
-// Makefile).
-func matchGlob(glob, p string) bool {
-	if !strings.Contains(glob, "/") {
-		ok, _ := path.Match(glob, path.Base(p))
-		return ok
-	}
-	return matchSegments(strings.Split(glob, "/"), strings.Split(p, "/"))
-}
-
-func matchSegments(pat, segs []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			rest := pat[1:]
-			for i := 0; i <= len(segs); i++ {
-				if matchSegments(rest, segs[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(segs) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], segs[0]); !ok {
-			return false
-		}
-		pat, segs = pat[1:], segs[1:]
-	}
-	return len(segs) == 0
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"flow/bufferfs"
 )
 
 // maxGlobChars bounds a glob pattern.
@@ -51,33 +53,5 @@ func (g *glob) match(p string) bool {
 		ok, _ := path.Match(g.segs[0], path.Base(p))
 		return ok || g.segs[0] == "**"
 	}
-	return matchSegs(g.segs, strings.Split(p, "/"))
-}
-
-// matchSegs matches pattern segments against path segments with dynamic
-// programming: ok[j] tells whether the pattern suffix being built matches
-// the path suffix from segment j. It runs in O(len(pat) * len(segs)).
-func matchSegs(pat, segs []string) bool {
-	n := len(segs)
-	// next[j]: pattern suffix pat[i+1:] matches segs[j:].
-	next := make([]bool, n+1)
-	next[n] = true // the empty pattern matches the empty path
-	cur := make([]bool, n+1)
-	for i := len(pat) - 1; i >= 0; i-- {
-		if pat[i] == "**" {
-			// ** matches segs[j:k] for any k >= j.
-			cur[n] = next[n]
-			for j := n - 1; j >= 0; j-- {
-				cur[j] = next[j] || cur[j+1]
-			}
-		} else {
-			cur[n] = false
-			for j := n - 1; j >= 0; j-- {
-				ok, _ := path.Match(pat[i], segs[j])
-				cur[j] = ok && next[j+1]
-			}
-		}
-		next, cur = cur, next
-	}
-	return next[0]
+	return bufferfs.MatchSegments(g.segs, strings.Split(p, "/"))
 }

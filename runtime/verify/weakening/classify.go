@@ -16,6 +16,8 @@ package weakening
 import (
 	"path"
 	"strings"
+
+	"flow/bufferfs"
 )
 
 // Kind classifies a changed file.
@@ -99,7 +101,7 @@ func (c Classifier) Classify(p string) Kind {
 		}
 	}
 	for _, g := range c.Tests {
-		if globMatch(g, p) {
+		if bufferfs.MatchGlob(g, p) {
 			return KindTest
 		}
 	}
@@ -213,46 +215,4 @@ func configFlag(exe, flag string) bool {
 		return true
 	}
 	return strings.Contains(f, "config") || strings.Contains(f, "rcfile") || strings.Contains(f, "settings")
-}
-
-// globMatch matches a slash-separated glob against p: each segment with
-// path.Match, "**" for any number of segments, and a pattern without "/"
-// against the base name.
-func globMatch(pattern, p string) bool {
-	pattern = strings.Trim(pattern, "/")
-	if pattern == "" {
-		return false
-	}
-	if !strings.Contains(pattern, "/") {
-		ok, _ := path.Match(pattern, path.Base(p))
-		return ok
-	}
-	return matchFrom(strings.Split(pattern, "/"), strings.Split(p, "/"))
-}
-
-func matchFrom(pat, segs []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for len(pat) > 1 && pat[1] == "**" {
-				pat = pat[1:]
-			}
-			if len(pat) == 1 {
-				return true
-			}
-			for i := 0; i <= len(segs); i++ {
-				if matchFrom(pat[1:], segs[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(segs) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], segs[0]); !ok {
-			return false
-		}
-		pat, segs = pat[1:], segs[1:]
-	}
-	return len(segs) == 0
 }
