@@ -163,8 +163,10 @@ func TestConcurrentRunsOneWorkspace(t *testing.T) {
 	t.Parallel()
 	ws, other := workspace(t), workspace(t)
 	slow := ollamatest.Turn{Content: "Plan.", Delay: 2 * time.Second}
-	srv := ollamatest.New(t, slow, ollamatest.Turn{Content: "Done."}, ollamatest.Turn{Content: approve})
-	srvOther := ollamatest.New(t, slow, ollamatest.Turn{Content: "Done."}, ollamatest.Turn{Content: approve})
+	// Each run writes a file: a run that changes nothing does not verify.
+	edit := ollamatest.Turn{ToolCalls: []ollamatest.Call{write("c1", "note.txt", "done\n")}}
+	srv := ollamatest.New(t, slow, edit, ollamatest.Turn{Content: "Done."}, ollamatest.Turn{Content: approve})
+	srvOther := ollamatest.New(t, slow, edit, ollamatest.Turn{Content: "Done."}, ollamatest.Turn{Content: approve})
 	env := hermeticEnv(t)
 	cfg, cfgOther := plainConfig(t, ws, srv.URL), plainConfig(t, other, srvOther.URL)
 

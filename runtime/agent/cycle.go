@@ -25,6 +25,8 @@ func (o cycleOutcome) reason(cfg *config.Config) string {
 	switch {
 	case o.coder.Status != report.StatusOK:
 		return roleReason(cfg, o.coder)
+	case len(o.changed) == 0 && o.verification.Reason == verify.ReasonNoChange:
+		return verify.ReasonNoChange
 	case len(o.changed) == 0 && !o.verification.Verified && o.verification.Reason != "":
 		return reasonNoChange + ", and " + lowerFirst(o.verification.Reason)
 	case !o.verification.Verified:
@@ -52,9 +54,8 @@ func lowerFirst(s string) string {
 // means is the gate's (package verify); the cycle only orders the steps
 // and records what they found. The reviewer is skipped when the coder hit a
 // backend failure (the run ends in error).
-func (r *run) cycle(ctx context.Context, coderCtx any) cycleOutcome {
+func (r *run) cycle(ctx context.Context, coderCtx map[string]any) cycleOutcome {
 	var o cycleOutcome
-	r.measureBaseline(ctx)
 	o.coder = r.role(ctx, config.RoleCoder, coderCtx)
 	if o.coder.Status == report.StatusCancelled {
 		o.cancelled = true
@@ -78,7 +79,11 @@ func (r *run) cycle(ctx context.Context, coderCtx any) cycleOutcome {
 		return o
 	}
 
-	o.reviewer = r.role(ctx, config.RoleReviewer, reviewerContext(r.plan, o))
+	rc := reviewerContext(r.plan, o)
+	if d := r.diffText(ctx, o.changed); d != "" {
+		rc["diffs"] = d
+	}
+	o.reviewer = r.role(ctx, config.RoleReviewer, rc)
 	if o.reviewer.Status == report.StatusCancelled {
 		o.cancelled = true
 		return o

@@ -16,6 +16,10 @@ const (
 	ReasonFingerprint = "Cannot fingerprint changed files: "
 	// ReasonNoChecks is given when no check runner is configured.
 	ReasonNoChecks = "No named checks can run: no check runner is configured"
+	// ReasonNoChange is why a pass over no changed file is not verified:
+	// checks that passed before the run say nothing about the task, and a
+	// model that answers with code without writing it must not verify.
+	ReasonNoChange = "No file was changed, so there is no change to verify: the coder must make the change with the file tools (answering with code changes nothing)"
 )
 
 // Gate is the host verification of one run: it alone decides whether a
@@ -106,6 +110,9 @@ func (p *Pass) Verify(ctx context.Context) report.Verification {
 	}
 	if editorReason != "" {
 		MarkStale(&v, editorReason)
+	}
+	if len(p.changed) == 0 && v.Verified {
+		v.Verified, v.Status, v.Reason = false, report.StatusUnverified, ReasonNoChange
 	}
 	if p.gate.Guard != nil && !p.cancelled {
 		p.gate.Guard.apply(ctx, &v, p.edits)

@@ -127,6 +127,10 @@ func TestGate(t *testing.T) {
 			wantStatus: "ok"},
 
 		// §8.2: at least one required check ran and every required check passed.
+		// A pass over no changed file: checks that passed before say
+		// nothing about the task (a model that answers with code).
+		{name: "no change is never verified", changed: []string{}, checks: ptr(passed(vet, unit)),
+			wantStatus: "unverified", wantReason: verify.ReasonNoChange},
 		{name: "8.2 no check runner", noRunner: true, files: docs, changed: []string{"README.md"}, wantStatus: "unverified", wantReason: verify.ReasonNoChecks},
 		{name: "8.2 no checks configured", files: docs, changed: []string{"README.md"},
 			checks:     &report.CheckReport{Status: report.StatusUnverified, Checks: []report.CheckResult{}, Reason: "No named checks are configured"},
