@@ -156,7 +156,7 @@ func TestGuardChangedExpectedValueIsNotVerified(t *testing.T) {
 		t.Fatalf("model calls = %d, want 4", len(reqs))
 	}
 	user := messageContent(t, reqs[3].Body, 1)
-	for _, want := range []string{"test_and_check_changes", `"path":"calc_test.go"`, "-\\tif got := Add(2, 3); got != 5 {", "a value in an existing test line changed"} {
+	for _, want := range []string{"Changes to tests and check definitions:", `"path":"calc_test.go"`, "-\\tif got := Add(2, 3); got != 5 {", "a value in an existing test line changed"} {
 		if !strings.Contains(user, want) {
 			t.Errorf("reviewer's context lacks %q:\n%s", want, user)
 		}

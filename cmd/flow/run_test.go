@@ -406,7 +406,8 @@ func TestRunProgressOnTerminal(t *testing.T) {
 		ws := calcModule(t)
 		srv := ollamatest.New(t,
 			ollamatest.Turn{Content: "Plan.", PromptTokens: 321, CompletionTokens: 12},
-			ollamatest.Turn{Content: "Nothing to do."},
+			fileEdit("c1", "calc.go", "a - b", "a + b"),
+			ollamatest.Turn{Content: "Fixed Add."},
 			ollamatest.Turn{Content: approve},
 		)
 		cfg := plainConfig(t, ws, srv.URL)

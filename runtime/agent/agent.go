@@ -268,7 +268,18 @@ func (r *run) cancel() {
 
 // execute runs the planner and the cycles (SPEC §7, reference §6.2).
 func (r *run) execute(ctx context.Context) {
-	planner := r.role(ctx, config.RolePlanner, map[string]any{})
+	// The baseline comes first, so that the planner and the coder see the
+	// project's own failures (the best pointer to what a task is about).
+	r.measureBaseline(ctx)
+	if ctx.Err() != nil {
+		r.cancel()
+		return
+	}
+	before := map[string]any{}
+	if f := failingBefore(r.rep.Baseline); len(f) > 0 {
+		before["failing_checks_before_changes"] = f
+	}
+	planner := r.role(ctx, config.RolePlanner, before)
 	if planner.Status == report.StatusCancelled {
 		r.cancel()
 		return
@@ -290,6 +301,9 @@ func (r *run) execute(ctx context.Context) {
 		return
 	}
 	coderCtx := map[string]any{"plan": plan}
+	if f, ok := before["failing_checks_before_changes"]; ok {
+		coderCtx["failing_checks_before_changes"] = f
+	}
 	for range r.cfg.Agent.MaxCycles {
 		r.rep.Cycles++
 		o := r.cycle(ctx, coderCtx)

@@ -11,7 +11,7 @@ import (
 )
 
 // TestBaselineRunsBeforeTheFirstEdit: the required checks run once, in the
-// baseline phase, before the coder starts, and the verification compares
+// baseline phase, before the planner starts, and the verification compares
 // with them.
 func TestBaselineRunsBeforeTheFirstEdit(t *testing.T) {
 	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
@@ -41,7 +41,8 @@ func TestBaselineRunsBeforeTheFirstEdit(t *testing.T) {
 			order = append(order, "role:"+e.Role)
 		}
 	}
-	want := "role:planner check:baseline role:coder check:verification role:reviewer"
+	// The baseline comes before the planner, which sees its failures.
+	want := "check:baseline role:planner role:coder check:verification role:reviewer"
 	if got := strings.Join(order, " "); got != want {
 		t.Errorf("order = %s, want %s", got, want)
 	}
@@ -84,7 +85,7 @@ func TestReviewerSeesTestChanges(t *testing.T) {
 	}
 	reqs := be.requests()
 	ctx := reqs[len(reqs)-1].Messages[1].Content
-	for _, want := range []string{`"test_and_check_changes"`, `"path":"a_test.go"`, `"kind":"test"`, `-\tif A() != 1 {`, `+\tif A() != 2 {`, "a value in an existing test line changed on line 6 (1 → 2)"} {
+	for _, want := range []string{"\nChanges to tests and check definitions:\n", `"path":"a_test.go"`, `"kind":"test"`, `-\tif A() != 1 {`, `+\tif A() != 2 {`, "a value in an existing test line changed on line 6 (1 → 2)"} {
 		if !strings.Contains(ctx, want) {
 			t.Errorf("reviewer context lacks %q:\n%s", want, ctx)
 		}

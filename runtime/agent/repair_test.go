@@ -55,15 +55,16 @@ func TestFailedCheckAndRejectionFeedBoundedRepair(t *testing.T) {
 			t.Errorf("repair coder's user message lacks %q:\n%s", want, user)
 		}
 	}
-	var msg struct {
-		Task    string         `json:"task"`
-		Context map[string]any `json:"context"`
+	_, section, ok := strings.Cut(user, "\nWhat failed in the last cycle:\n")
+	if !ok {
+		t.Fatalf("user message has no repair section:\n%s", user)
 	}
-	if err := json.Unmarshal([]byte(user), &msg); err != nil {
-		t.Fatalf("user message is not JSON: %v", err)
+	repair, _, _ := strings.Cut(section, "\n")
+	var v map[string]any
+	if err := json.Unmarshal([]byte(repair), &v); err != nil || v["verification"] == nil {
+		t.Fatalf("repair section is not one JSON summary line: %v\n%s", err, repair)
 	}
-	repair, _ := report.Marshal(msg.Context["repair"])
-	if n := len([]rune(string(repair))); n > maxRepairChars {
+	if n := len([]rune(repair)); n > maxRepairChars {
 		t.Errorf("repair summary = %d characters, want at most %d", n, maxRepairChars)
 	}
 	if strings.Contains(user, "noise line 0 ") {

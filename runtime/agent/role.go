@@ -15,7 +15,7 @@ import (
 // §6.3): the embedded system prompt, one user message holding the task and
 // roleCtx, then model turns until the model answers without tool calls or a
 // budget is exhausted. Its state is appended to the report.
-func (r *run) role(ctx context.Context, name string, roleCtx any) report.Role {
+func (r *run) role(ctx context.Context, name string, roleCtx map[string]any) report.Role {
 	r.invoked++
 	k := r.invoked
 	r.setPhase(name)
@@ -35,12 +35,6 @@ func (r *run) role(ctx context.Context, name string, roleCtx any) report.Role {
 		DurationMS: r.a.deps.Now().Sub(started).Milliseconds(),
 	})
 	return st
-}
-
-// userMessage is the JSON shape of a role's single user message.
-type userMessage struct {
-	Task    string `json:"task"`
-	Context any    `json:"context"`
 }
 
 // conversation is one role invocation's message list with its two size
@@ -76,13 +70,13 @@ func (c *conversation) chars(withTools bool) int {
 // previous turn's is answered from that turn (see repeats). The reviewer's
 // final answer, when it holds no parsable verdict, is followed by one
 // verdict request with structured output (see [VerdictSchema]).
-func (r *run) converse(ctx context.Context, name string, k int, roleCtx any, st *report.Role) (string, []model.Message) {
+func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[string]any, st *report.Role) (string, []model.Message) {
 	prompt, err := systemPrompt(name)
 	if err != nil {
 		st.Status, st.Error = report.StatusError, err.Error()
 		return "", nil
 	}
-	user, err := report.Marshal(userMessage{Task: r.rep.Task, Context: roleCtx})
+	user, err := renderUserMessage(r.rep.Task, roleCtx, r.roleBrief(ctx, name, roleCtx))
 	if err != nil {
 		st.Status, st.Error = report.StatusError, "encode role context: "+err.Error()
 		return "", nil
@@ -99,6 +93,8 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx any, st 
 	var (
 		prev       promptSize // the previous call's size, for the window check
 		wasEmpty   bool       // the last reply was empty and was told so
+		nudged     bool       // the coder was told once that nothing changed
+		changedAt  = len(r.changed)
 		seen       repeats
 		maxTurns   = r.cfg.Agent.MaxIterations
 		isReviewer = name == config.RoleReviewer
@@ -145,6 +141,14 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx any, st 
 			if isReviewer {
 				return r.finishReview(ctx, turn, st, conv, &prev, content, empty), conv.msgs
 			}
+			if name == config.RoleCoder && r.cfg.Trusted && !nudged && len(r.changed) == changedAt &&
+				turn < maxTurns && strings.Contains(content, "```") {
+				// A small model often answers with the code instead of
+				// writing it: tell it once.
+				nudged = true
+				conv.push(model.Message{Role: model.RoleUser, Content: noChangeMessage()})
+				continue
+			}
 			st.Status = report.StatusOK
 			st.Summary = truncateChars(content, maxSummaryChars)
 			return content, conv.msgs
@@ -186,6 +190,12 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx any, st 
 
 // emptyReplyAdvice ends the error of a role whose model replied empty.
 const emptyReplyAdvice = "use a model whose tool calls this server parses (check `flow doctor`), or a lower temperature"
+
+// noChangeMessage is the one reminder a coder gets when it answers with
+// code but has changed no file.
+func noChangeMessage() string {
+	return "No file has changed yet: the code in your answer was not applied. Make the change now with a file_edit call (or file_write for a new or wholly rewritten file). If the task really needs no change, answer again without code and say why."
+}
 
 // emptyReplyMessage is the corrective user message after an empty reply.
 func emptyReplyMessage(offered []model.Tool) string {

@@ -78,6 +78,10 @@ type Agent struct {
 	// so that the report can tell fixed, broken and pre-existing failures
 	// apart. It costs one run of the required checks per run.
 	Baseline bool `json:"baseline"`
+	// BriefChars bounds the brief each role is handed up front: a map of
+	// the source files and the text of the files the task most likely
+	// concerns. 0 hands none (the roles navigate with the file tools).
+	BriefChars int `json:"brief_chars"`
 }
 
 // Check is one named check.
@@ -112,6 +116,7 @@ func Default() Config {
 			MaxContextChars: 100000,
 			MaxTaskChars:    16000,
 			Baseline:        true,
+			BriefChars:      8000,
 		},
 		Checks:   []Check{},
 		Warnings: []string{},

@@ -68,6 +68,7 @@ var agentFields = []struct {
 	{"max_tool_calls", intRange{1, 256}, func(a *Agent) *int { return &a.MaxToolCalls }},
 	{"max_context_chars", intRange{4096, 1000000}, func(a *Agent) *int { return &a.MaxContextChars }},
 	{"max_task_chars", intRange{1, 100000}, func(a *Agent) *int { return &a.MaxTaskChars }},
+	{"brief_chars", intRange{0, 100000}, func(a *Agent) *int { return &a.BriefChars }},
 }
 
 // checkKinds is the set of supported check kinds.

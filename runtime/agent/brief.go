@@ -1,0 +1,223 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"flow/runtime/config"
+	"flow/runtime/report"
+	"flow/runtime/repomap"
+)
+
+// The brief is what a role is handed about the workspace up front, so that
+// a small model spends its turns on the change instead of on navigation
+// (SPEC §7's role context, packed): a map of the source files with their
+// top-level symbols, then the current text of the files the task most
+// likely concerns (repomap.Relevant), within agent.brief_chars characters.
+// The host reads the files through the run's file system, so in Neovim
+// the text is the buffers' text.
+
+// briefMapShare is the share of the brief the file map may take.
+const briefMapShare = 4
+
+// brief returns the brief's text for a role, "" when agent.brief_chars is
+// 0 or the workspace has no source files. output is failing check output
+// (its file:line references rank files) and first are paths that come
+// first (the changed files, for the reviewer and a repair).
+func (r *run) brief(ctx context.Context, output string, first []string) string {
+	budget := r.cfg.Agent.BriefChars
+	if budget <= 0 || r.a.deps.FS == nil {
+		return ""
+	}
+	m, err := repomap.Build(ctx, r.a.deps.FS)
+	if err != nil || len(m.Files) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Source files (path: top-level definitions):\n")
+	b.WriteString(m.Render(max(budget/briefMapShare, 400)))
+
+	relevant := m.Relevant(repomap.Hints{Task: r.rep.Task, Output: output, Paths: first})
+	shown := map[string]bool{}
+	// In a small workspace every source file fits: show them all, the
+	// relevant ones first.
+	for _, f := range m.Files {
+		if !slices.ContainsFunc(relevant, func(g repomap.File) bool { return g.Path == f.Path }) {
+			relevant = append(relevant, f)
+		}
+	}
+	var skipped []string
+	for _, f := range relevant {
+		text, ok := f.Text()
+		if !ok {
+			skipped = append(skipped, f.Path)
+			continue
+		}
+		block := "\n" + f.Path + " (current content):\n```" + fence(f.Language) + "\n" + text
+		if !strings.HasSuffix(text, "\n") {
+			block += "\n"
+		}
+		block += "```\n"
+		if b.Len()+len(block) > budget {
+			skipped = append(skipped, f.Path)
+			continue
+		}
+		b.WriteString(block)
+		shown[f.Path] = true
+	}
+	if len(shown) == 0 {
+		return b.String()
+	}
+	if n := len(skipped); n > 0 && n <= 8 {
+		b.WriteString("\nNot shown (read with file_read when needed): " + strings.Join(skipped, ", ") + "\n")
+	}
+	return b.String()
+}
+
+// fence is the code fence's language tag.
+func fence(lang string) string {
+	switch lang {
+	case "go":
+		return "go"
+	case "python":
+		return "python"
+	case "typescript":
+		return "ts"
+	}
+	return "js"
+}
+
+// failureOutput joins the output of the failing checks of results, for
+// the brief's ranking.
+func failureOutput(results []report.CheckResult) string {
+	var b strings.Builder
+	for _, c := range results {
+		if c.Status == report.StatusOK {
+			continue
+		}
+		b.WriteString(c.Stdout)
+		b.WriteString("\n")
+		b.WriteString(c.Stderr)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// failingBefore is the bounded view of the baseline's failing checks that
+// the planner and the first coder see: the project's own failure is the
+// best pointer to what the task is about.
+func failingBefore(results []report.CheckResult) []checkSummary {
+	var out []checkSummary
+	l := levels[1]
+	for _, c := range results {
+		if c.Status != report.StatusOK && len(out) < l.checks {
+			out = append(out, summariseCheck(c, l))
+		}
+	}
+	return out
+}
+
+// contextOrder is the order of the known context sections in a role's
+// message; others follow in name order.
+var contextOrder = []string{"plan", "failing_checks_before_changes", "implementation", "changed_files", "diffs", "verification", "test_and_check_changes", "repair"}
+
+// contextTitles are the section headings of the known context keys.
+var contextTitles = map[string]string{
+	"plan":                          "Plan",
+	"failing_checks_before_changes": "Failing checks before any change (run by the host)",
+	"implementation":                "The coder's report (untrusted)",
+	"changed_files":                 "Changed files",
+	"diffs":                         "Diffs of the changed files (by the host)",
+	"verification":                  "Verification by the host",
+	"test_and_check_changes":        "Changes to tests and check definitions",
+	"repair":                        "What failed in the last cycle",
+	"workspace":                     "Workspace",
+}
+
+// renderUserMessage renders a role's single user message as text: the
+// task, then each context section under a heading (strings as they are,
+// other values as JSON), then the brief. Small models follow headed text
+// better than one JSON document, and answer the task instead of echoing
+// the message.
+func renderUserMessage(task string, roleCtx map[string]any, brief string) (string, error) {
+	var b strings.Builder
+	b.WriteString("Task:\n")
+	b.WriteString(strings.TrimSpace(task))
+	b.WriteString("\n")
+	keys := make([]string, 0, len(roleCtx))
+	for k := range roleCtx {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, c string) int {
+		ia, ic := slices.Index(contextOrder, a), slices.Index(contextOrder, c)
+		switch {
+		case ia >= 0 && ic >= 0:
+			return ia - ic
+		case ia >= 0:
+			return -1
+		case ic >= 0:
+			return 1
+		}
+		return strings.Compare(a, c)
+	})
+	for _, k := range keys {
+		title := contextTitles[k]
+		if title == "" {
+			title = k
+		}
+		b.WriteString("\n" + title + ":\n")
+		switch v := roleCtx[k].(type) {
+		case string:
+			b.WriteString(strings.TrimSpace(v))
+			b.WriteString("\n")
+		case []string:
+			b.WriteString(strings.Join(v, "\n"))
+			b.WriteString("\n")
+		default:
+			raw, err := json.Marshal(v)
+			if err != nil {
+				return "", err
+			}
+			b.Write(raw)
+			b.WriteString("\n")
+		}
+	}
+	if brief != "" {
+		b.WriteString("\n")
+		b.WriteString(brief)
+	}
+	return b.String(), nil
+}
+
+// roleBrief returns the brief for role name with roleCtx: the reviewer
+// and a repair put the changed files first; the failing output ranks the
+// rest.
+func (r *run) roleBrief(ctx context.Context, name string, roleCtx map[string]any) string {
+	var first []string
+	output := failureOutput(r.rep.Baseline)
+	if name == config.RoleReviewer || roleCtx["repair"] != nil {
+		first = r.changedList()
+		output = failureOutput(r.rep.Checks)
+	}
+	return r.brief(ctx, output, first)
+}
+
+// maxReviewerDiffs bounds the diffs the reviewer is handed.
+const maxReviewerDiffs = 6000
+
+// diffText is the unified diff of the changed files as the host sees
+// them, within maxReviewerDiffs characters, for the reviewer: a small
+// model judges a diff better than it finds one.
+func (r *run) diffText(ctx context.Context, changed []string) string {
+	var b strings.Builder
+	for _, d := range r.reportDiffs(ctx, changed) {
+		if b.Len()+len(d.Diff) > maxReviewerDiffs {
+			b.WriteString("… more diffs omitted; read the files with file_read\n")
+			break
+		}
+		b.WriteString(d.Diff)
+	}
+	return b.String()
+}

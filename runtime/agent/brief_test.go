@@ -1,0 +1,117 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"flow/runtime/config"
+	"flow/runtime/report"
+)
+
+// TestBriefHandsPlannerTheFailureAndTheFiles: the planner's one message
+// holds the task, the baseline's failing check output, the source map and
+// the current text of the file the failure points at, so that it can plan
+// without a navigation turn.
+func TestBriefHandsPlannerTheFailureAndTheFiles(t *testing.T) {
+	dir := workspace(t, map[string]string{
+		"calc/calc.go":      "package calc\n\nfunc Add(a, b int) int { return a - b }\n",
+		"calc/calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"Add\")\n\t}\n}\n",
+		"notes/other.go":    "package notes\n\nfunc Unrelated() {}\n",
+	})
+	test := shCheck("unit", config.KindTest, []string{"go"}, "echo 'calc_test.go:7: Add(1, 2) = -1, want 3'; exit 1")
+	be := newScripted(t, say("1. Fix Add in calc/calc.go."), say("Nothing to do."), say(verdict(false, "no change")))
+	h := newHarness(t, testConfig(dir, test), be)
+	h.run(t, "make the tests pass")
+
+	user := be.requests()[0].Messages[1].Content
+	for _, want := range []string{
+		"Task:\nmake the tests pass\n",
+		"Failing checks before any change (run by the host):\n",
+		"calc_test.go:7: Add(1, 2) = -1, want 3",
+		"calc/calc.go: Add\n",
+		"calc/calc_test.go: TestAdd\n",
+		"calc/calc_test.go (current content):\n```go\npackage calc\n",
+		"calc/calc.go (current content):\n```go\npackage calc\n\nfunc Add(a, b int) int { return a - b }\n```\n",
+	} {
+		if !strings.Contains(user, want) {
+			t.Errorf("planner message lacks %q:\n%s", want, user)
+		}
+	}
+	// The file the failure names comes before its source partner, and both
+	// before the unrelated file.
+	iTest, iSrc, iOther := strings.Index(user, "calc/calc_test.go (current"), strings.Index(user, "calc/calc.go (current"), strings.Index(user, "notes/other.go (current")
+	if iTest >= iSrc || (iOther >= 0 && iOther < iSrc) {
+		t.Errorf("file order: test %d, source %d, other %d; want the failing test, its source, then the rest", iTest, iSrc, iOther)
+	}
+	coder := be.requests()[1].Messages[1].Content
+	if !strings.Contains(coder, "Plan:\n1. Fix Add in calc/calc.go.\n") || !strings.Contains(coder, "calc_test.go:7: Add(1, 2)") {
+		t.Errorf("coder message lacks the plan or the failure:\n%s", coder)
+	}
+}
+
+// TestBriefStaysWithinItsBudget: files that do not fit are named, not
+// shown, and agent.brief_chars = 0 hands no brief at all.
+func TestBriefStaysWithinItsBudget(t *testing.T) {
+	files := map[string]string{}
+	for _, n := range []string{"a", "b", "c", "d"} {
+		files[n+".py"] = "def " + n + "():\n    return '" + strings.Repeat(n, 900) + "'\n"
+	}
+	dir := workspace(t, files)
+	cfg := testConfig(dir)
+	cfg.Trusted = false
+	cfg.Agent.BriefChars = 2500
+	be := newScripted(t, say("plan"))
+	newHarness(t, cfg, be).run(t, "look at b.py")
+	user := be.requests()[0].Messages[1].Content
+	_, brief, _ := strings.Cut(user, "Source files")
+	if n := len(brief); n > cfg.Agent.BriefChars {
+		t.Errorf("brief = %d characters, want at most %d", n, cfg.Agent.BriefChars)
+	}
+	if !strings.Contains(user, "b.py (current content)") || !strings.Contains(user, "a.py: a\n") {
+		t.Errorf("brief lacks the named file's text or the map:\n%s", user)
+	}
+	if !strings.Contains(user, "Not shown (read with file_read when needed): ") {
+		t.Errorf("brief does not name the files it left out:\n%s", user)
+	}
+
+	cfg.Agent.BriefChars = 0
+	be = newScripted(t, say("plan"))
+	newHarness(t, cfg, be).run(t, "look at b.py")
+	if user := be.requests()[0].Messages[1].Content; strings.Contains(user, "Source files") || user != "Task:\nlook at b.py\n" {
+		t.Errorf("brief_chars = 0: message = %q, want the task alone", user)
+	}
+}
+
+// TestCoderAnsweringWithCodeIsToldOnce: a coder that answers with a code
+// block and no edit gets one reminder; when it then edits, the run
+// verifies; a coder that never edits does not verify, however much the
+// reviewer approves.
+func TestCoderAnsweringWithCodeIsToldOnce(t *testing.T) {
+	code := "Here is the fix:\n```go\npackage a // fixed\n```"
+	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	be := newScripted(t,
+		say("1. Fix a.go."),
+		say(code),
+		do(tc("c1", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"})),
+		say("Edited a.go."),
+		say(verdict(true, "ok")),
+	)
+	rep := newHarness(t, testConfig(dir, goLint()), be).run(t, "fix a.go")
+	if rep.Status != report.StatusOK || !rep.Verified {
+		t.Fatalf("Run() = %s verified=%v (%s), want ok after the reminder", rep.Status, rep.Verified, rep.Reason)
+	}
+	third := be.requests()[2].Messages
+	if last := third[len(third)-1]; last.Role != "user" || last.Content != noChangeMessage() {
+		t.Errorf("coder's second call ends with %q, want the reminder", last.Content)
+	}
+
+	dir = workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	be = newScripted(t, say("1. Fix a.go."), say(code), say(code), say(verdict(true, "looks right")))
+	rep = newHarness(t, testConfig(dir, goLint()), be).run(t, "fix a.go")
+	if rep.Verified || rep.Status == report.StatusOK || !strings.Contains(rep.Reason, "no change") && !strings.Contains(rep.Reason, "No file was changed") {
+		t.Errorf("coder that never edited: %s verified=%v (%q), want not verified naming the missing change", rep.Status, rep.Verified, rep.Reason)
+	}
+	if be.left() != 0 {
+		t.Errorf("%d scripted replies left, want the reminder used once and the reviewer called", be.left())
+	}
+}

@@ -1,0 +1,117 @@
+package repomap
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"flow/bufferfs"
+)
+
+func TestSymbols(t *testing.T) {
+	for _, tc := range []struct {
+		lang, src string
+		want      []string
+	}{
+		{"go", "package a\n\ntype Stock struct{}\n\nconst Max = 3\nvar x, _ = 1, 2\n\nfunc (s *Stock) Remove(n int) error { return nil }\nfunc (l List[T]) Len() int { return 0 }\nfunc New() *Stock { return nil }\n",
+			[]string{"Stock", "Max", "x", "Stock.Remove", "List.Len", "New"}},
+		{"go", "package a\n\nfunc Good() {}\n\nfunc Broken( {\n", []string{"Good", "Broken"}}, // what parsed before the error
+		{"python", "import re\n\nLIMIT = 3\n\nclass Cart:\n    def __init__(self):\n        def inner(): pass\n    async def total(self):\n        pass\n\ndef slugify(text):\n    return text\n",
+			[]string{"LIMIT", "Cart", "Cart.__init__", "Cart.total", "slugify"}},
+		{"javascript", "'use strict';\nfunction camelCase(s) {}\nconst chunk = (a, n) => [];\nclass Cart {}\nexport async function load() {}\nmodule.exports = { camelCase, chunk: chunk };\nexports.other = 1;\n  function nested() {}\n",
+			[]string{"camelCase", "chunk", "Cart", "load", "other"}},
+		{"typescript", "export interface Money { cents: number }\nexport type Id = string;\nexport default class Store {}\n", []string{"Money", "Id", "Store"}},
+	} {
+		if got := Symbols(tc.lang, []byte(tc.src)); !slices.Equal(got, tc.want) {
+			t.Errorf("Symbols(%s, %q) = %q, want %q", tc.lang, tc.src, got, tc.want)
+		}
+	}
+	var many strings.Builder
+	for i := range 40 {
+		many.WriteString("def f" + string(rune('a'+i%26)) + strings.Repeat("x", i) + "():\n    pass\n")
+	}
+	if got := Symbols("python", []byte(many.String())); len(got) != maxSymbolsFile+1 || got[maxSymbolsFile] != "…" {
+		t.Errorf("Symbols of 40 defs = %d symbols ending %q, want %d and an ellipsis", len(got), got[len(got)-1], maxSymbolsFile)
+	}
+}
+
+func disk(t *testing.T, files map[string]string) bufferfs.FS {
+	t.Helper()
+	dir := t.TempDir()
+	for p, s := range files {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := bufferfs.NewDisk(dir, bufferfs.DiskOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func paths(fs []File) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+func TestRelevant(t *testing.T) {
+	fsys := disk(t, map[string]string{
+		"inventory/stock.go":      "package inventory\n\ntype Stock struct{}\n\nfunc (s *Stock) Remove(n int) error { return nil }\n",
+		"inventory/stock_test.go": "package inventory\n",
+		"server/config.go":        "package server\n\ntype Config struct{}\n",
+		"server/server.go":        "package server\n\nfunc Addr() string { return \"\" }\n",
+		"web/util.test.js":        "test('x', () => {})\n",
+		"web/util.js":             "function pad() {}\n",
+		"lib/test_slug.py":        "def test_slug(): pass\n",
+		"lib/slug.py":             "def slugify(s): return s\n",
+		"README.md":               "# not source\n",
+	})
+	m, err := Build(context.Background(), fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(m.Files); slices.Contains(got, "README.md") || len(got) != 8 {
+		t.Fatalf("Build files = %q, want the 8 source files", got)
+	}
+	for _, tc := range []struct {
+		name string
+		h    Hints
+		want []string // a prefix of the result
+	}{
+		{"a symbol named in words", Hints{Task: "Stock.Remove should refuse to go negative"},
+			[]string{"inventory/stock.go", "inventory/stock_test.go"}},
+		{"file names in the task", Hints{Task: "Add a Host field to Config in config.go and use it in server.go"},
+			[]string{"server/config.go", "server/server.go"}},
+		{"a file:line in the failure", Hints{Task: "make the tests pass", Output: "    util.test.js:3:7 expected 2"},
+			[]string{"web/util.test.js", "web/util.js"}},
+		{"a Python traceback", Hints{Task: "fix it", Output: "  File \"/tmp/x/lib/test_slug.py\", line 4, in test_slug"},
+			[]string{"lib/test_slug.py", "lib/slug.py"}},
+		{"given paths come first", Hints{Task: "Stock.Remove", Paths: []string{"server/server.go"}},
+			[]string{"server/server.go", "inventory/stock.go"}},
+	} {
+		got := paths(m.Relevant(tc.h))
+		if len(got) < len(tc.want) || !slices.Equal(got[:len(tc.want)], tc.want) {
+			t.Errorf("%s: Relevant = %q, want it to start with %q", tc.name, got, tc.want)
+		}
+	}
+	if got := m.Relevant(Hints{Task: "improve things"}); len(got) != 0 {
+		t.Errorf("Relevant with no hint = %q, want none", paths(got))
+	}
+	if s := m.Render(80); len(s) > 80+len("(more source files not shown; use file_list)\n") || !strings.Contains(s, "(more source files not shown") {
+		t.Errorf("Render(80) = %q, want it bounded and saying files were left out", s)
+	}
+	if s := m.Render(10000); !strings.Contains(s, "inventory/stock.go: Stock, Stock.Remove\n") {
+		t.Errorf("Render = %q, want a line per file with its symbols", s)
+	}
+}
