@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"flow/runtime/config"
 	"flow/runtime/model/ollamatest"
 )
 
@@ -348,5 +349,30 @@ func TestInterruptedRunIsNotAResult(t *testing.T) {
 	}
 	if len(f.Results) != 0 || f.Finished || len(f.Pending) != 1 || f.Pending[0].Task != "go-stats-median" {
 		t.Errorf("results %d, finished %t, pending %v; want none, false, the task", len(f.Results), f.Finished, f.Pending)
+	}
+}
+
+// TestAgentSettingsReachTheConfig: -agent lines land in the run's
+// [agent] table, and flow accepts the result.
+func TestAgentSettingsReachTheConfig(t *testing.T) {
+	ws := t.TempDir()
+	o := &Options{BaseURL: "http://127.0.0.1:1", Model: "m", API: "native", ContextLength: 4096, CallTimeout: 5,
+		Agent: "brief_chars = 0; max_iterations = 9"}
+	for _, checks := range []string{
+		"[checks.unit]\ncmd = [\"true\"]\n",
+		"[agent]\nmax_cycles = 3\n\n[checks.unit]\ncmd = [\"true\"]\n", // the task's own [agent]
+	} {
+		text := operatorConfig(o, &Task{Checks: checks}, ws)
+		file := filepath.Join(t.TempDir(), "flow.toml")
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := config.Load(config.LoadOptions{ConfigFile: file, Getenv: func(string) string { return "" }})
+		if err != nil {
+			t.Fatalf("flow rejects the harness's config: %v\n%s", err, text)
+		}
+		if cfg.Agent.BriefChars != 0 || cfg.Agent.MaxIterations != 9 || len(cfg.Checks) != 1 {
+			t.Errorf("agent = %+v, checks %d; want brief_chars 0, max_iterations 9 and the task's check\n%s", cfg.Agent, len(cfg.Checks), text)
+		}
 	}
 }

@@ -58,6 +58,7 @@ type Settings struct {
 	CallTimeout   float64  `json:"call_timeout_s"`
 	Reps          int      `json:"reps"`
 	Tasks         []string `json:"tasks"`
+	Agent         string   `json:"agent,omitempty"`
 	FlowVersion   string   `json:"flow_version"`
 }
 
@@ -95,6 +96,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.WorkDir, "work-dir", "", "scratch `folder` for workspaces and reports (default: a temporary one)")
 	fs.BoolVar(&o.Keep, "keep", false, "keep the workspaces (under -work-dir)")
 	fs.StringVar(&out, "out", "", "the JSON `file` of the run (default: $FLOW_TEST_CACHE/eval/run-<time>.json)")
+	fs.StringVar(&o.Agent, "agent", "", "extra [agent] `settings` for every run, ';'-separated (\"brief_chars = 0; max_iterations = 8\")")
 	fs.BoolVar(&doctor, "doctor", true, "run flow doctor first and stop when it is not ok")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -202,7 +204,7 @@ func Evaluate(ctx context.Context, o *Options, tasks []*Task, scratch, out strin
 	f := &File{
 		StartedAt: time.Now().UTC().Format(time.RFC3339),
 		Settings: Settings{Model: o.Model, API: o.API, BaseURL: o.BaseURL, ContextLength: o.ContextLength,
-			CallTimeout: o.CallTimeout, Reps: o.Reps, FlowVersion: flowVersion(o.Flow)},
+			CallTimeout: o.CallTimeout, Reps: o.Reps, Agent: o.Agent, FlowVersion: flowVersion(o.Flow)},
 		Machine: machine(),
 		Results: []Result{},
 		Unknown: []string{},

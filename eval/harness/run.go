@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,9 +32,13 @@ type Options struct {
 	TaskTimeout   time.Duration // the whole flow run
 	WorkDir       string        // scratch space; a temporary directory when empty
 	Keep          bool          // keep the workspaces
+	Agent         string        // extra [agent] lines ("brief_chars = 0"), for comparing settings
 }
 
 const defaultAcceptanceTimeout = 5 * time.Minute
+
+// agentTable finds a task configuration's [agent] header line.
+var agentTable = regexp.MustCompile(`(?m)^\s*\[\s*agent\s*\][^\n]*`)
 
 // Result is one task × repetition. Fields the run's report does not carry
 // are nil, so that a comparison never mistakes "unknown" for zero.
@@ -166,7 +171,18 @@ func operatorConfig(o *Options, t *Task, workspace string) string {
 	fmt.Fprintf(&b, "workspace_dir = %s\n\n[ollama]\n", strconv.Quote(workspace))
 	fmt.Fprintf(&b, "base_url = %s\nmodel = %s\napi = %s\n", strconv.Quote(o.BaseURL), strconv.Quote(o.Model), strconv.Quote(o.API))
 	fmt.Fprintf(&b, "context_length = %d\ntimeout = %g\n\n", o.ContextLength, o.CallTimeout)
-	b.WriteString(t.Checks)
+	checks := t.Checks
+	if extra := strings.TrimSpace(o.Agent); extra != "" {
+		lines := strings.ReplaceAll(extra, ";", "\n")
+		// One [agent] table: the task's own, when it has one, gets the
+		// lines first (TOML refuses a table defined twice).
+		if loc := agentTable.FindStringIndex(checks); loc != nil {
+			checks = checks[:loc[1]] + "\n" + lines + checks[loc[1]:]
+		} else {
+			fmt.Fprintf(&b, "[agent]\n%s\n\n", lines)
+		}
+	}
+	b.WriteString(checks)
 	return b.String()
 }
 
