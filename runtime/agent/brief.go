@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"flow/runtime/config"
-	"flow/runtime/report"
 	"flow/runtime/repomap"
+	"flow/runtime/report"
 )
 
 // The brief is what a role is handed about the workspace up front, so that
