@@ -9,7 +9,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1
 LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 5s
 
-.PHONY: help build install test test-race test-nvim test-nvim-current test-mcp test-ollama ollama-test-server e2e fuzz lint fmt check bench demo clean weights eval-tools eval
+.PHONY: help build install test test-race test-nvim test-nvim-current test-mcp test-ollama ollama-test-server ollama-avx2 e2e fuzz lint fmt check bench demo clean weights eval-tools eval
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -42,6 +42,9 @@ test-mcp: ## the MCP server tests only (in process and over a real flow serve)
 
 ollama-test-server: ## build the real Ollama server and its deterministic test models (cached under ~/.cache/flow-test)
 	scripts/ollama-test.sh prepare
+
+ollama-avx2: ## build the same Ollama with AVX2/FMA for real-model runs (make eval; several times faster on a CPU)
+	FLOW_OLLAMA_CPU=avx2 scripts/ollama-test.sh build
 
 test-ollama: ollama-test-server ## the tests against a real Ollama server only (required)
 	FLOW_TEST_OLLAMA=required $(GO) test -count=1 -run 'Live' ./runtime/model/... ./cmd/flow

@@ -40,6 +40,11 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 HERE="$ROOT/scripts/model-weights"
 CACHE="${FLOW_TEST_CACHE:-$HOME/.cache/flow-test}"
 DIR="$CACHE/models"
+# The AVX2 build (FLOW_OLLAMA_CPU=avx2 scripts/ollama-test.sh build) when it
+# is there and the CPU has AVX2, else the portable one.
+if [ -z "${OLLAMA_BIN:-}" ] && [ -x "$CACHE/ollama/v0.17.4-avx2/ollama" ] && grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
+	OLLAMA_BIN="$CACHE/ollama/v0.17.4-avx2/ollama"
+fi
 OLLAMA_BIN="${OLLAMA_BIN:-$CACHE/ollama/v0.17.4/ollama}"
 OLLAMA_MODELS_DIR="$DIR/ollama"
 OLLAMA_HOME_DIR="$DIR/ollama-home"

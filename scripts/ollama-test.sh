@@ -22,7 +22,20 @@ set -euo pipefail
 
 VERSION=v0.17.4
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-CACHE="${FLOW_TEST_CACHE:-$HOME/.cache/flow-test}/ollama/$VERSION"
+# FLOW_OLLAMA_CPU=avx2 builds the CPU backend with AVX2/FMA/F16C (a plain
+# cgo build has none of them: several times slower on a real model) into a
+# cache folder of its own. The test suite uses the portable build.
+CPU_FLAGS=""
+SUFFIX=""
+case "${FLOW_OLLAMA_CPU:-portable}" in
+portable) ;;
+avx2)
+	CPU_FLAGS="-O3 -mavx -mavx2 -mfma -mf16c"
+	SUFFIX="-avx2"
+	;;
+*) printf 'ollama-test: FLOW_OLLAMA_CPU must be portable or avx2, not %s\n' "$FLOW_OLLAMA_CPU" >&2; exit 2 ;;
+esac
+CACHE="${FLOW_TEST_CACHE:-$HOME/.cache/flow-test}/ollama/$VERSION$SUFFIX"
 BIN="$CACHE/ollama"
 MODELS="$CACHE/models"
 
@@ -70,6 +83,10 @@ build() {
 	cp "$ROOT/scripts/ollama-test/miniaudio.h" "$vendor/miniaudio/miniaudio.h"
 
 	log "building the server (cgo compiles the ggml CPU backend; a few minutes)"
+	if [ -n "$CPU_FLAGS" ]; then
+		grep -qw avx2 /proc/cpuinfo || die "FLOW_OLLAMA_CPU=avx2: this CPU has no AVX2; use the portable build"
+		export CGO_CFLAGS="$CPU_FLAGS" CGO_CXXFLAGS="$CPU_FLAGS"
+	fi
 	(cd "$src" && CGO_ENABLED=1 GOFLAGS="-mod=mod -buildvcs=false" go build -trimpath \
 		-ldflags "-X github.com/ollama/ollama/version.Version=${VERSION#v}" \
 		-o "$BIN.tmp" .)
