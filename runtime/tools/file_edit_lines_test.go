@@ -129,3 +129,18 @@ func FuzzFileEditLines(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFileEditLinesWorstCase is the line match on a 256 KiB file of
+// identical lines against an old_string of 10,000 of them and one that
+// matches nowhere: the case a naive line-by-line comparison makes
+// quadratic.
+func BenchmarkFileEditLinesWorstCase(b *testing.B) {
+	data := []byte(strings.Repeat("x\n", 131072))
+	old := textLines(strings.Repeat("  x\n", 10000) + "y\n")
+	m := lineMatcher{data: data, lines: fileLines(data)}
+	for b.Loop() {
+		if got := m.find(old); len(got) != 0 {
+			b.Fatalf("find = %d candidates, want none", len(got))
+		}
+	}
+}
