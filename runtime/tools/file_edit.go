@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
+	"fmt"
 	"strings"
 
 	"flow/bufferfs"
@@ -30,6 +31,9 @@ type editBody struct {
 	Replacements int    `json:"replacements"`
 	Bytes        int    `json:"bytes"`
 	SHA256       string `json:"sha256"`
+	// Matched says which lines were replaced when old_string matched only
+	// with whitespace ignored; absent for an exact match.
+	Matched string `json:"matched,omitempty"`
 }
 
 // fileEdit implements file_edit.
@@ -49,13 +53,10 @@ func (r *Registry) fileEdit(ctx context.Context, args fileEditArgs) Result {
 	shown := cutRunes(cleanPath(f.Path, p), 200)
 	n := bytes.Count(f.Data, []byte(oldS))
 	switch {
+	case n == 0 && all:
+		return errorResult(editNotFound(f.Data, oldS, shown, true))
 	case n == 0:
-		msg := "old_string was not found in " + shown + "; the file differs from what you expect: call file_read on it " +
-			"and copy the exact text, including indentation and line breaks"
-		if t := strings.TrimSpace(oldS); t != oldS && t != "" && bytes.Contains(f.Data, []byte(t)) {
-			msg += " (the text exists, but with different leading or trailing whitespace)"
-		}
-		return errorResult(msg)
+		return r.editLines(ctx, p, f, oldS, newS, shown)
 	case n > 1 && !all:
 		return errorf("old_string occurs %d times in %s; add surrounding lines to old_string so that it matches exactly once, "+
 			"or set replace_all to true to replace all %d occurrences", n, shown, n)
@@ -67,4 +68,90 @@ func (r *Registry) fileEdit(ctx context.Context, args fileEditArgs) Result {
 	return r.apply(ctx, FileEdit, p, f, data, func(path string) any {
 		return editBody{Status: report.StatusOK, Path: path, Replacements: n, Bytes: len(data), SHA256: sha256Hex(data)}
 	})
+}
+
+// editLines is file_edit when old_string has no exact occurrence: it
+// replaces the one run of whole lines that matches old_string's lines with
+// leading and trailing whitespace ignored (blank lines at old_string's
+// start and end ignored too) by new_string, re-indented to the file, and
+// says so in the result's matched. The write takes the same path as an
+// exact edit.
+func (r *Registry) editLines(ctx context.Context, p string, f bufferfs.File, oldS, newS, shown string) Result {
+	all := textLines(oldS)
+	oldLines, lead, trail := trimBlank(all, len(all), len(all))
+	if len(oldLines) == 0 {
+		return errorResult(editNotFound(f.Data, oldS, shown, false))
+	}
+	m := lineMatcher{data: f.Data, lines: fileLines(f.Data)}
+	starts := m.find(oldLines)
+	switch {
+	case len(starts) == 0:
+		return errorResult(editNotFound(f.Data, oldS, shown, false))
+	case len(starts) > 1:
+		return errorf("old_string was not found exactly in %s, and ignoring indentation and trailing whitespace it matches %d places: %s; "+
+			"add more surrounding lines to old_string, copied with file_read, so that it matches only one",
+			shown, len(starts), lineRanges(starts, len(oldLines)))
+	}
+	at := starts[0]
+	newLines, _, _ := trimBlank(textLines(newS), lead, trail)
+	if isBlankText(newLines) {
+		newLines = nil
+	}
+	re := newReindenter(m, at, oldLines, newLines)
+	repl := make([]string, len(newLines))
+	for i, s := range newLines {
+		repl[i] = re.line(s)
+	}
+	data := m.replaceLines(at, len(oldLines), repl)
+	lines := lineRange(at, len(oldLines))
+	if bytes.Equal(data, f.Data) {
+		return errorf("old_string matches %s of %s ignoring indentation and trailing whitespace, and new_string re-indented "+
+			"to the file leaves them unchanged; put the changed text in new_string", lines, shown)
+	}
+	matched := lines + ", ignoring indentation and trailing whitespace"
+	return r.apply(ctx, FileEdit, p, f, data, func(path string) any {
+		return editBody{Status: report.StatusOK, Path: path, Replacements: 1, Bytes: len(data), SHA256: sha256Hex(data), Matched: matched}
+	})
+}
+
+// isBlankText reports whether every line is blank.
+func isBlankText(lines []string) bool {
+	for _, s := range lines {
+		if !isBlank(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// editNotFound is the error for an old_string that matches nowhere: it names
+// the file line most like old_string's first non-blank line and the
+// file_read call to see it, when one is alike enough. all says replace_all
+// was set, which matches exactly only.
+func editNotFound(data []byte, oldS, shown string, all bool) string {
+	msg := "old_string was not found in " + shown + "; the file differs from what you expect"
+	if all {
+		msg = "old_string was not found exactly in " + shown + " (replace_all=true replaces exact occurrences only; " +
+			"set replace_all to false to let one occurrence match ignoring indentation and trailing whitespace)"
+	}
+	first := ""
+	for _, s := range textLines(oldS) {
+		if !isBlank(s) {
+			first = s
+			break
+		}
+	}
+	m := lineMatcher{data: data, lines: fileLines(data)}
+	if i, ok := m.closestLine(first); ok {
+		span := max(len(textLines(oldS)), 1)
+		msg += fmt.Sprintf("; the line most like old_string's first line is line %d: %q; call file_read with start_line=%d and end_line=%d "+
+			"and copy the exact text from there, including indentation and line breaks",
+			i+1, cutRunes(strings.Trim(m.text(i), lineWS), 120), max(i+1-3, 1), min(i+span+3, len(m.lines)))
+	} else {
+		msg += ": call file_read on it and copy the exact text, including indentation and line breaks"
+	}
+	if t := strings.TrimSpace(oldS); t != oldS && t != "" && bytes.Contains(data, []byte(t)) {
+		msg += " (the text exists, but with different leading or trailing whitespace)"
+	}
+	return msg
 }
