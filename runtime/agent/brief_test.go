@@ -115,3 +115,22 @@ func TestCoderAnsweringWithCodeIsToldOnce(t *testing.T) {
 		t.Errorf("%d scripted replies left, want the reminder used once and the reviewer called", be.left())
 	}
 }
+
+// TestSameFailingCallThreeTurnsEndsTheRole: a model that repeats one
+// failing call is stopped after the second repeat instead of spending
+// its remaining turns, with a reason that says so.
+func TestSameFailingCallThreeTurnsEndsTheRole(t *testing.T) {
+	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	bad := tc("c", "file_edit", map[string]any{"path": "a.go", "old_string": "absent text", "new_string": "x"})
+	cfg := testConfig(dir, goLint())
+	cfg.Agent.MaxIterations = 6
+	be := newScripted(t, say("1. Fix a.go."), do(bad), do(bad), do(bad), say(verdict(false, "nothing changed")))
+	rep := newHarness(t, cfg, be).run(t, "fix a.go")
+	coder := rep.Roles[1]
+	if coder.Status != report.StatusUnverified || coder.Error != MsgStuck || coder.Turns != 3 {
+		t.Fatalf("coder = %s %q after %d turns, want unverified %q after 3", coder.Status, coder.Error, coder.Turns, MsgStuck)
+	}
+	if be.left() != 0 || !strings.Contains(rep.Reason, "same failing tool call three turns in a row") {
+		t.Errorf("reason %q, %d replies left; want the stuck reason and the reviewer called", rep.Reason, be.left())
+	}
+}

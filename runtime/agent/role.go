@@ -94,6 +94,7 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 		prev       promptSize // the previous call's size, for the window check
 		wasEmpty   bool       // the last reply was empty and was told so
 		nudged     bool       // the coder was told once that nothing changed
+		stuck      int        // turns in a row that repeated a failing call
 		changedAt  = len(r.changed)
 		seen       repeats
 		maxTurns   = r.cfg.Agent.MaxIterations
@@ -163,6 +164,7 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 			st.Status, st.Error = report.StatusUnverified, MsgToolCallBudget
 			return "", conv.msgs
 		}
+		repeatedFailure := false
 		for i, c := range calls.calls {
 			if msg, dup := calls.duplicate[i]; dup {
 				r.rep.ToolCalls++ // answered, so it counts, but it is not executed
@@ -172,6 +174,7 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 			if a, ok := seen.previous(c); ok {
 				conv.push(r.repeated(name, turn, st, c, a))
 				seen.keep(c, a)
+				repeatedFailure = repeatedFailure || a.status == report.StatusError
 				continue
 			}
 			msg, status, changed := r.execute1(ctx, name, turn, st, c)
@@ -183,6 +186,15 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 		}
 		r.markFromText(first, resp.fromText)
 		seen.nextTurn()
+		if repeatedFailure && len(calls.calls) == 1 {
+			stuck++
+		} else {
+			stuck = 0
+		}
+		if stuck == 2 { // the failing call, then two repeats of it
+			st.Status, st.Error = report.StatusUnverified, MsgStuck
+			return "", conv.msgs
+		}
 	}
 	st.Status, st.Error = report.StatusUnverified, MsgIterationBudget
 	return "", conv.msgs
