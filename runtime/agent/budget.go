@@ -26,7 +26,7 @@ const (
 	MsgPlanningFailed = "Planning failed"
 	// MsgStuck ends a role whose model repeated one failing call in three
 	// turns running: the next turns would only repeat it again.
-	MsgStuck = "the model made the same failing tool call three turns in a row"
+	MsgStuck          = "the model made the same failing tool call three turns in a row"
 	MsgCancelled      = "cancelled"
 	ReasonReadOnly    = "The workspace is read-only, so the plan was not carried out: run again with --trusted to edit and verify"
 	ReasonRejected    = "Reviewer rejected the change"
