@@ -116,9 +116,9 @@ func TestCoderAnsweringWithCodeIsToldOnce(t *testing.T) {
 	}
 }
 
-// TestSameFailingCallThreeTurnsEndsTheRole: a model that repeats one
-// failing call is stopped after the second repeat instead of spending
-// its remaining turns, with a reason that says so.
+// TestSameFailingCallThreeTurnsEndsTheRole: a model that keeps making a
+// failing call is stopped at its third failure instead of spending its
+// remaining turns, with a reason that says so.
 func TestSameFailingCallThreeTurnsEndsTheRole(t *testing.T) {
 	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
 	bad := tc("c", "file_edit", map[string]any{"path": "a.go", "old_string": "absent text", "new_string": "x"})
@@ -130,7 +130,24 @@ func TestSameFailingCallThreeTurnsEndsTheRole(t *testing.T) {
 	if coder.Status != report.StatusUnverified || coder.Error != MsgStuck || coder.Turns != 3 {
 		t.Fatalf("coder = %s %q after %d turns, want unverified %q after 3", coder.Status, coder.Error, coder.Turns, MsgStuck)
 	}
-	if be.left() != 0 || !strings.Contains(rep.Reason, "same failing tool call three turns in a row") {
+	if be.left() != 0 || !strings.Contains(rep.Reason, "kept making the same failing tool calls") {
 		t.Errorf("reason %q, %d replies left; want the stuck reason and the reviewer called", rep.Reason, be.left())
+	}
+
+	// Two failing calls in turn (which the previous-turn repeat answer
+	// does not catch) stop at the third failure of one of them; a call
+	// that fails twice between successes does not.
+	other := tc("d", "file_read", map[string]any{"path": "missing.go"})
+	read := tc("r", "file_read", map[string]any{"path": "a.go"})
+	be = newScripted(t, say("1. Fix a.go."), do(bad), do(other), do(bad), do(other), do(bad), say(verdict(false, "nothing changed")))
+	rep = newHarness(t, cfg, be).run(t, "fix a.go")
+	if coder := rep.Roles[1]; coder.Error != MsgStuck || coder.Turns != 5 {
+		t.Errorf("alternating failures: coder %q after %d turns, want %q after 5", coder.Error, coder.Turns, MsgStuck)
+	}
+	cfg.Agent.MaxIterations = 8
+	be = newScripted(t, say("1. Fix a.go."), do(bad), do(read), do(bad), do(read), do(read), say("gave up"), say(verdict(false, "nothing changed")))
+	rep = newHarness(t, cfg, be).run(t, "fix a.go")
+	if coder := rep.Roles[1]; coder.Error == MsgStuck || be.left() != 0 {
+		t.Errorf("a call that failed twice among successes: coder %q after %d turns, %d replies left; want it to finish", coder.Error, coder.Turns, be.left())
 	}
 }

@@ -24,9 +24,9 @@ const (
 	// parse.
 	MsgEmptyReply     = "empty reply from the model (its tool call may have been malformed)"
 	MsgPlanningFailed = "Planning failed"
-	// MsgStuck ends a role whose model repeated one failing call in three
-	// turns running: the next turns would only repeat it again.
-	MsgStuck          = "the model made the same failing tool call three turns in a row"
+	// MsgStuck ends a role whose model made a turn of calls that had each
+	// failed twice before in the role.
+	MsgStuck          = "the model kept making the same failing tool calls (each failed three times)"
 	MsgCancelled      = "cancelled"
 	ReasonReadOnly    = "The workspace is read-only, so the plan was not carried out: run again with --trusted to edit and verify"
 	ReasonRejected    = "Reviewer rejected the change"

@@ -91,10 +91,10 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 	conv.push(model.Message{Role: model.RoleUser, Content: string(user)})
 
 	var (
-		prev       promptSize // the previous call's size, for the window check
-		wasEmpty   bool       // the last reply was empty and was told so
-		nudged     bool       // the coder was told once that nothing changed
-		stuck      int        // turns in a row that repeated a failing call
+		prev       promptSize         // the previous call's size, for the window check
+		wasEmpty   bool               // the last reply was empty and was told so
+		nudged     bool               // the coder was told once that nothing changed
+		failures   = map[string]int{} // failing results per call (callKey)
 		changedAt  = len(r.changed)
 		seen       repeats
 		maxTurns   = r.cfg.Agent.MaxIterations
@@ -164,7 +164,18 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 			st.Status, st.Error = report.StatusUnverified, MsgToolCallBudget
 			return "", conv.msgs
 		}
-		repeatedFailure := false
+		stuck := true // every call of this turn failed, each at least twice before
+		fail := func(c model.ToolCall, status string) {
+			if status != report.StatusError {
+				stuck = false
+				return
+			}
+			k := callKey(c)
+			if failures[k] < 2 {
+				stuck = false
+			}
+			failures[k]++
+		}
 		for i, c := range calls.calls {
 			if msg, dup := calls.duplicate[i]; dup {
 				r.rep.ToolCalls++ // answered, so it counts, but it is not executed
@@ -174,7 +185,7 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 			if a, ok := seen.previous(c); ok {
 				conv.push(r.repeated(name, turn, st, c, a))
 				seen.keep(c, a)
-				repeatedFailure = repeatedFailure || a.status == report.StatusError
+				fail(c, a.status)
 				continue
 			}
 			msg, status, changed := r.execute1(ctx, name, turn, st, c)
@@ -182,16 +193,14 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 				seen.forget() // earlier results may be stale now
 			}
 			seen.keep(c, answer{id: c.ID, status: status, content: msg.Content})
+			fail(c, status)
 			conv.push(msg)
 		}
 		r.markFromText(first, resp.fromText)
 		seen.nextTurn()
-		if repeatedFailure && len(calls.calls) == 1 {
-			stuck++
-		} else {
-			stuck = 0
-		}
-		if stuck == 2 { // the failing call, then two repeats of it
+		if stuck {
+			// A third failure of the same calls: the next turns would
+			// only repeat them again.
 			st.Status, st.Error = report.StatusUnverified, MsgStuck
 			return "", conv.msgs
 		}

@@ -47,6 +47,10 @@ func (r *Registry) fileEdit(ctx context.Context, args fileEditArgs) Result {
 	}
 	f, err := r.fs.Read(ctx, p, bufferfs.MaxFileBytes)
 	if err != nil {
+		if alt, ok := r.missingAlternative(ctx, p, err); ok {
+			args.Path = alt
+			return withNote(r.fileEdit(ctx, args), resolvedNote(p, alt))
+		}
 		return fsError(FileEdit, p, err)
 	}
 	f.Exists = true
