@@ -50,7 +50,9 @@ func TestToolsEditorContextHashesCurrentBytes(t *testing.T) {
 }
 
 // A buffer is mapped to the real path of its file, also when its name
-// goes through a symlink or a directory became one after it was loaded.
+// goes through a symlink or a directory became one after it was loaded
+// (and after a snapshot looked at that directory: what a snapshot learns
+// about directories is not kept for the next one).
 func TestToolsEditorContextBufferPaths(t *testing.T) {
 	root := workspace(t, map[string]string{"sub/x.txt": "x\n", "d/y.txt": "y\n"})
 	if err := os.Symlink("sub", filepath.Join(root, "link")); err != nil {
@@ -58,6 +60,13 @@ func TestToolsEditorContextBufferPaths(t *testing.T) {
 	}
 	v := editor(t, root, false)
 	lua(t, v, "vim.cmd('edit link/x.txt | edit d/y.txt')")
+	before, err := flowEditor.ParseContext(callTool(t, v, "editor_context", map[string]any{}), root)
+	if err != nil {
+		t.Fatalf("ParseEditorContext = %v", err)
+	}
+	if _, ok := before.Snapshot["d/y.txt"]; !ok {
+		t.Fatalf("snapshot before the rename = %v, want d/y.txt", before.Snapshot)
+	}
 	if err := os.Rename(filepath.Join(root, "d"), filepath.Join(root, "d2")); err != nil {
 		t.Fatal(err)
 	}

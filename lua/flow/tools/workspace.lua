@@ -83,7 +83,8 @@ function M.clean(p, allow_root)
   if type(p) ~= "string" or p == "" or p:find("\0", 1, true) then
     fail("path must be a nonempty relative string")
   end
-  if nchars(p) > 1024 then
+  -- A string of at most 1024 bytes has at most 1024 characters.
+  if #p > 1024 and nchars(p) > 1024 then
     fail("path exceeds 1024 characters")
   end
   if p:sub(1, 1) == "/" or p:find("\\", 1, true) or p:match("^%a:") then
@@ -91,7 +92,7 @@ function M.clean(p, allow_root)
   end
   local parts = {}
   for c in (p .. "/"):gmatch("([^/]*)/") do
-    if c == ".." or c:lower() == ".git" then
+    if c == ".." or (#c == 4 and c:lower() == ".git") then
       fail("parent traversal and .git access are not allowed")
     end
     if c ~= "" and c ~= "." then
@@ -113,9 +114,13 @@ end
 --- Resolves a tool path inside the root without following any symlink:
 --- every existing component is lstat'ed; intermediate ones must be
 --- directories. A missing tail is allowed (st is nil then). root_checked
---- says the caller ran ensure() for this tool call already.
+--- says the caller ran ensure() for this tool call already. dirs, when
+--- given, memoises the lstat of intermediate components (absolute path →
+--- {st, code}) for the rest of one tool call, so the shared parents of many
+--- paths are inspected once per call; the last component is always
+--- lstat'ed afresh.
 ---@return {rel: string, abs: string, st: table|nil, parent_exists: boolean}
-function M.resolve(p, allow_root, root_checked)
+function M.resolve(p, allow_root, root_checked, dirs)
   if not root_checked then
     M.ensure()
   end
@@ -129,7 +134,17 @@ function M.resolve(p, allow_root, root_checked)
   for i, c in ipairs(parts) do
     abs = (abs == "/" and "" or abs) .. "/" .. c
     if st then
-      local cst, _, code = uv.fs_lstat(abs)
+      local cst, code
+      local memo = dirs and i < #parts and dirs[abs]
+      if memo then
+        cst, code = memo.st, memo.code
+      else
+        local _
+        cst, _, code = uv.fs_lstat(abs)
+        if dirs and i < #parts then
+          dirs[abs] = { st = cst, code = code }
+        end
+      end
       if not cst then
         if code == "ENOTDIR" then
           fail("a parent of the path is not a directory")
@@ -170,11 +185,13 @@ end
 --- when the buffer is not a file inside the workspace. A name under the
 --- root whose components resolve() accepts is its own real path (the root
 --- is real and no component is a symlink), which spares a realpath; its
---- resolve() result goes into resolved[rel] when resolved is given.
+--- resolve() result goes into resolved[rel] when resolved is given; dirs
+--- is as for resolve().
 ---@param bufnr integer
 ---@param resolved table|nil
+---@param dirs table|nil
 ---@return string|nil
-function M.buffer_rel(bufnr, resolved)
+function M.buffer_rel(bufnr, resolved, dirs)
   if vim.api.nvim_buf_get_option(bufnr, "buftype") ~= "" then
     return nil
   end
@@ -186,7 +203,7 @@ function M.buffer_rel(bufnr, resolved)
   local prefix = root == "/" and "/" or root .. "/"
   if name:sub(1, #prefix) == prefix then
     local rel = name:sub(#prefix + 1)
-    local ok, r = pcall(M.resolve, rel, false, true)
+    local ok, r = pcall(M.resolve, rel, false, true, dirs)
     if ok and r.rel == rel then
       if resolved then
         resolved[rel] = r
@@ -205,15 +222,20 @@ function M.buffer_rel(bufnr, resolved)
   return rel
 end
 
+local function by_bufnr(a, b)
+  return a.bufnr < b.bufnr
+end
+
 --- Maps every normal buffer inside the workspace (loaded or not) to its
 --- path: rel → list of {bufnr, changedtick, modified, loaded} by bufnr.
---- resolved is as for buffer_rel().
+--- resolved and dirs are as for buffer_rel().
 ---@param resolved table|nil
+---@param dirs table|nil
 ---@return table<string, table[]>
-function M.buffers(resolved)
+function M.buffers(resolved, dirs)
   local out = {}
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    local rel = vim.api.nvim_buf_is_valid(b) and M.buffer_rel(b, resolved)
+    local rel = vim.api.nvim_buf_is_valid(b) and M.buffer_rel(b, resolved, dirs)
     if rel then
       local loaded = vim.api.nvim_buf_is_loaded(b)
       local list = out[rel] or {}
@@ -227,9 +249,9 @@ function M.buffers(resolved)
     end
   end
   for _, list in pairs(out) do
-    table.sort(list, function(a, b)
-      return a.bufnr < b.bufnr
-    end)
+    if #list > 1 then
+      table.sort(list, by_bufnr)
+    end
   end
   return out
 end
@@ -298,6 +320,10 @@ function M.read_file(abs, st, limit)
       uv.fs_close(fd)
       return nil, "file exceeds " .. limit .. " byte limit"
     end
+    if #data < want and #chunks == 0 then
+      uv.fs_close(fd)
+      return data -- the whole file in one read, the usual case
+    end
     chunks[#chunks + 1] = data
     if #data < want then
       break
@@ -308,22 +334,19 @@ function M.read_file(abs, st, limit)
   return table.concat(chunks)
 end
 
-local function time(t)
-  return { sec = t.sec, nsec = t.nsec }
-end
-
 --- Describes rel on disk for the snapshot: {exists = false}, a stat record
 --- with sha256 (or hash_status = "unavailable"), or an error record.
---- root_checked is as for resolve(); r, when given, is rel's resolve()
---- result from this same call.
+--- root_checked and dirs are as for resolve(); r, when given, is rel's
+--- resolve() result from this same call.
 ---@param rel string
 ---@param root_checked boolean|nil
 ---@param r table|nil
+---@param dirs table|nil
 ---@return table
-function M.disk_record(rel, root_checked, r)
+function M.disk_record(rel, root_checked, r, dirs)
   local ok = true
   if not r then
-    ok, r = pcall(M.resolve, rel, false, root_checked)
+    ok, r = pcall(M.resolve, rel, false, root_checked, dirs)
   end
   if not ok then
     return { status = "error", reason = "path is no longer safely accessible" }
@@ -338,8 +361,9 @@ function M.disk_record(rel, root_checked, r)
     size = st.size,
     ino = st.ino,
     dev = st.dev,
-    mtime = time(st.mtime),
-    ctime = time(st.ctime),
+    -- luv's time tables are {sec, nsec}, made afresh by every stat.
+    mtime = st.mtime,
+    ctime = st.ctime,
   }
   local data = st.type == "file" and st.size <= M.max_bytes and M.read_file(r.abs, st)
   if data then
@@ -359,14 +383,16 @@ function M.snapshot()
   -- The root is checked once for the whole snapshot, not once per path:
   -- every record is still read and hashed from the bytes on disk now.
   -- The paths of the buffers are resolved once, for both the mapping and
-  -- the disk record.
+  -- the disk record, and each parent directory is lstat'ed once per
+  -- snapshot; each path's own lstat, open and hash are never reused.
   local root_ok = pcall(M.ensure)
   local resolved = root_ok and {} or nil
-  local bufs = M.buffers(resolved)
+  local dirs = root_ok and {} or nil
+  local bufs = M.buffers(resolved, dirs)
   local snap, dirty = {}, {}
   local function add(rel)
     if rel ~= "." and not snap[rel] then
-      local disk = M.disk_record(rel, root_ok, resolved and resolved[rel])
+      local disk = M.disk_record(rel, root_ok, resolved and resolved[rel], dirs)
       snap[rel] = { path = rel, buffers = bufs[rel] or {}, disk = disk }
     end
   end
