@@ -3,6 +3,7 @@
 -- freshness snapshot (SPEC §12.4). Works on Neovim 0.7.2 (vim.loop only).
 
 local uv = vim.loop
+local getftype = vim.fn.getftype
 local sha256 = require("flow.tools.sha256")
 
 local M = {}
@@ -114,12 +115,16 @@ end
 --- Resolves a tool path inside the root without following any symlink:
 --- every existing component is lstat'ed; intermediate ones must be
 --- directories. A missing tail is allowed (st is nil then). root_checked
---- says the caller ran ensure() for this tool call already. dirs, when
---- given, memoises the lstat of intermediate components (absolute path →
---- {st, code}) for the rest of one tool call, so the shared parents of many
---- paths are inspected once per call; the last component is always
---- lstat'ed afresh.
----@return {rel: string, abs: string, st: table|nil, parent_exists: boolean}
+--- says the caller ran ensure() for this tool call already.
+---
+--- dirs, given only by the snapshot, memoises the lstat of intermediate
+--- components (absolute path → {st, code}) for the rest of one snapshot, so
+--- the shared parents of many paths are inspected once per call. The last
+--- component is always inspected afresh; with dirs, a regular file is
+--- found by getftype() (an lstat that builds no table) and the result has
+--- kind = "file" and no st: disk_record() then describes the file by the
+--- fstat of the descriptor it reads.
+---@return {rel: string, abs: string, st: table|nil, parent_exists: boolean, kind: string|nil}
 function M.resolve(p, allow_root, root_checked, dirs)
   if not root_checked then
     M.ensure()
@@ -133,6 +138,15 @@ function M.resolve(p, allow_root, root_checked, dirs)
   local parent_exists = true
   for i, c in ipairs(parts) do
     abs = (abs == "/" and "" or abs) .. "/" .. c
+    if st and dirs and i == #parts then
+      local kind = getftype(abs)
+      if kind == "link" then
+        fail("symlinks are not allowed in file paths; use the real location of the file")
+      elseif kind == "file" then
+        return { rel = rel, abs = abs, parent_exists = true, kind = "file" }
+      end
+      -- Anything else (missing, a directory, a special file): lstat it.
+    end
     if st then
       local cst, code
       local memo = dirs and i < #parts and dirs[abs]
@@ -280,9 +294,10 @@ local function read_flags()
 end
 
 --- Reads the regular file abs that lstat described as st, refusing it if
---- the opened file is not that file, not regular, multiply linked or larger
---- than limit. Returns the bytes, or nil and a message.
----@return string|nil, string|nil
+--- the opened file is not that file (when st is given), not regular,
+--- multiply linked or larger than limit. Returns the bytes, or nil and a
+--- message; and the fstat of the opened file, when it could be opened.
+---@return string|nil, string|nil, table|nil
 function M.read_file(abs, st, limit)
   limit = limit or M.max_bytes
   local fd, err = uv.fs_open(abs, read_flags(), 0)
@@ -302,7 +317,7 @@ function M.read_file(abs, st, limit)
   end
   if problem then
     uv.fs_close(fd)
-    return nil, problem
+    return nil, problem, fst
   end
   -- Reads ask for one byte more than the file had at fstat, so a file
   -- that grew meanwhile is still read to its end; a short read of a
@@ -313,16 +328,16 @@ function M.read_file(abs, st, limit)
     local data, rerr = uv.fs_read(fd, want, total)
     if not data then
       uv.fs_close(fd)
-      return nil, "cannot read file: " .. tostring(rerr)
+      return nil, "cannot read file: " .. tostring(rerr), fst
     end
     total = total + #data
     if total > limit then
       uv.fs_close(fd)
-      return nil, "file exceeds " .. limit .. " byte limit"
+      return nil, "file exceeds " .. limit .. " byte limit", fst
     end
     if #data < want and #chunks == 0 then
       uv.fs_close(fd)
-      return data -- the whole file in one read, the usual case
+      return data, nil, fst -- the whole file in one read, the usual case
     end
     chunks[#chunks + 1] = data
     if #data < want then
@@ -331,7 +346,7 @@ function M.read_file(abs, st, limit)
     want = 65536
   end
   uv.fs_close(fd)
-  return table.concat(chunks)
+  return table.concat(chunks), nil, fst
 end
 
 --- Describes rel on disk for the snapshot: {exists = false}, a stat record
@@ -351,9 +366,22 @@ function M.disk_record(rel, root_checked, r, dirs)
   if not ok then
     return { status = "error", reason = "path is no longer safely accessible" }
   end
-  local st = r.st
-  if not st then
+  local st, data = r.st, nil
+  if r.kind == "file" then
+    -- A regular file by getftype(): the record and the hash both come
+    -- from the one descriptor read (O_NOFOLLOW), so they describe the same
+    -- file. Opened with O_NOFOLLOW, it cannot be a symlink swapped in since;
+    -- one that cannot be opened any more is described by lstat instead.
+    local bytes, _, fst = M.read_file(r.abs, nil)
+    data = bytes
+    if not fst then
+      return M.disk_record(rel, root_checked)
+    end
+    st = fst
+  elseif not st then
     return { exists = false }
+  else
+    data = st.type == "file" and st.size <= M.max_bytes and M.read_file(r.abs, st)
   end
   local rec = {
     exists = true,
@@ -365,7 +393,6 @@ function M.disk_record(rel, root_checked, r, dirs)
     mtime = st.mtime,
     ctime = st.ctime,
   }
-  local data = st.type == "file" and st.size <= M.max_bytes and M.read_file(r.abs, st)
   if data then
     rec.sha256 = sha256.hex(data)
   else
