@@ -94,6 +94,44 @@ func TestToolsEditorContextFreshness(t *testing.T) {
 	}
 }
 
+// editor_context {path} describes that path's loaded buffer (its bufnr,
+// changedtick and modified flag), or none, and the path joins the snapshot.
+func TestToolsEditorContextPathBuffer(t *testing.T) {
+	root := workspace(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
+	v := editor(t, root, false)
+	lua(t, v, "vim.cmd('edit a.txt | edit b.txt'); vim.api.nvim_buf_set_lines(0, 0, -1, false, {'changed'})")
+	for _, tc := range []struct {
+		path     string
+		bufnr    int64 // -1: none
+		modified bool
+		exists   bool
+	}{
+		{"a.txt", 1, false, true},
+		{"./b.txt", 2, true, true},
+		{"c.txt", -1, false, true},
+		{"new.txt", -1, false, false},
+	} {
+		res := callTool(t, v, "editor_context", map[string]any{"path": tc.path})
+		c, err := floweditor.ParseContext(res, root)
+		if err != nil {
+			t.Fatalf("editor_context {path = %s}: %v", tc.path, err)
+		}
+		rel := strings.TrimPrefix(tc.path, "./")
+		loaded := tc.bufnr > 0
+		if res["path"] != rel || res["loaded"] != loaded || asInt(res["bufnr"]) != tc.bufnr || res["modified"] != tc.modified {
+			t.Errorf("editor_context {path = %s} = path %v loaded %v bufnr %v modified %v, want %s %v %d %v", tc.path,
+				res["path"], res["loaded"], res["bufnr"], res["modified"], rel, loaded, tc.bufnr, tc.modified)
+		}
+		if loaded && asInt(res["changedtick"]) <= 0 || !loaded && asInt(res["changedtick"]) != 0 {
+			t.Errorf("editor_context {path = %s} changedtick = %v", tc.path, res["changedtick"])
+		}
+		e, ok := c.Snapshot[rel].(map[string]any)
+		if !ok || e["disk"].(map[string]any)["exists"] != tc.exists {
+			t.Errorf("editor_context {path = %s} snapshot[%s] = %v, want exists %v", tc.path, rel, c.Snapshot[rel], tc.exists)
+		}
+	}
+}
+
 // A current buffer outside the workspace (such as flow://run) does not
 // break the context.
 func TestToolsEditorContextForeignBuffer(t *testing.T) {

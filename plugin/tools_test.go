@@ -1,6 +1,7 @@
 package plugin_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -90,6 +91,63 @@ func TestToolsCallNeverRaises(t *testing.T) {
 	}
 	if got := lua(t, v, "return 1 + 1"); asInt(got) != 2 {
 		t.Fatalf("Neovim after garbage calls: %v", got)
+	}
+}
+
+// call() sends only what RPC can carry, whatever a handler returns: it
+// drops functions, non-finite numbers and cycles, keeps only the string
+// keys of a mixed table, keeps empty maps maps, and passes a plain result
+// through unchanged, also when the thing to drop is deep inside it.
+func TestToolsCallCleansResults(t *testing.T) {
+	root := workspace(t, nil)
+	v := editor(t, root, false)
+	out := lua(t, v, `local ed = require('flow.tools.editor')
+		local orig = ed.editor_context
+		local cyc = { name = 'c' }
+		cyc.self = cyc
+		ed.editor_context = function()
+			return {
+				status = 'ok',
+				plain = { list = { 1, 2, { a = 'x', t = true } }, map = { k = { n = 3.5 } } },
+				deep = { a = { b = { c = { keep = 1, f = print, nan = 0 / 0, inf = math.huge } } } },
+				mixed = { 'dropped', key = 'kept' },
+				cycle = cyc,
+				empty_map = vim.empty_dict(),
+				empty_list = {},
+				meta = setmetatable({ m = 1 }, { __index = function() return 'x' end }),
+				only_bad = { f = print },
+			}
+		end
+		local ok, res = pcall(require('flow.tools').call, 'editor_context', {})
+		ed.editor_context = orig
+		assert(ok, res)
+		return res`)
+	res, ok := out.(map[string]any)
+	if !ok {
+		t.Fatalf("call() = %#v, want an object", out)
+	}
+	for key, want := range map[string]string{
+		"plain":      "map[list:[1 2 map[a:x t:true]] map:map[k:map[n:3.5]]]",
+		"deep":       "map[a:map[b:map[c:map[keep:1]]]]",
+		"mixed":      "map[key:kept]",
+		"cycle":      "map[name:c]",
+		"empty_map":  "map[]",
+		"empty_list": "[]",
+		"meta":       "map[m:1]",
+		"only_bad":   "map[]",
+	} {
+		if got := fmt.Sprint(res[key]); got != want {
+			t.Errorf("call() %s = %s, want %s", key, got, want)
+		}
+	}
+	if _, isMap := res["empty_map"].(map[string]any); !isMap {
+		t.Errorf("call() empty_map = %#v, want a map", res["empty_map"])
+	}
+	if _, isMap := res["only_bad"].(map[string]any); !isMap {
+		t.Errorf("call() only_bad = %#v, want a map", res["only_bad"])
+	}
+	if _, isList := res["empty_list"].([]any); !isList {
+		t.Errorf("call() empty_list = %#v, want a list", res["empty_list"])
 	}
 }
 

@@ -180,9 +180,30 @@ local function validate(spec, args)
 end
 
 -- Makes a result safe to send over RPC: functions, userdata, cycles and
--- non-finite numbers are dropped, nesting is cut at 40 levels, and empty
--- maps stay maps (vim.empty_dict()).
-local function clean(v, depth, seen)
+-- non-finite numbers are dropped, nesting is cut at 40 levels, a table with
+-- both string and other keys keeps only its string keys, and empty maps
+-- stay maps (vim.empty_dict()). A plain table (no metatable) that needs none
+-- of this is returned as it is, so a large clean result (the workspace
+-- snapshot) is walked but not copied; any other table is copied.
+local clean
+
+-- Copies table v for clean(): only its string keys when it has any.
+local function clean_copy(v, depth, seen, has_string)
+  seen[v] = true
+  local out = {}
+  for k, x in pairs(v) do
+    if not has_string or type(k) == "string" then
+      out[k] = clean(x, depth + 1, seen)
+    end
+  end
+  seen[v] = nil
+  if has_string and next(out) == nil then
+    return vim.empty_dict()
+  end
+  return out
+end
+
+clean = function(v, depth, seen)
   local t = type(v)
   if t == "number" then
     if v ~= v or v == math.huge or v == -math.huge then
@@ -197,25 +218,48 @@ local function clean(v, depth, seen)
   if v == vim.NIL then
     return nil
   end
+  local mt = getmetatable(v)
   if next(v) == nil then
-    return getmetatable(v) == getmetatable(vim.empty_dict()) and vim.empty_dict() or {}
+    if mt == nil then
+      return v
+    end
+    return mt == getmetatable(vim.empty_dict()) and vim.empty_dict() or {}
   end
+  if mt ~= nil then
+    local has_string = false
+    for k in pairs(v) do
+      has_string = has_string or type(k) == "string"
+    end
+    return clean_copy(v, depth, seen, has_string)
+  end
+  -- One walk that changes nothing; a copy from the first value that
+  -- cleaning changes, or when the keys turn out mixed.
   seen[v] = true
-  local out = {}
-  local has_string = false
-  for k in pairs(v) do
-    has_string = has_string or type(k) == "string"
-  end
+  local has_string, has_other, changed = false, false, false
   for k, x in pairs(v) do
-    if not has_string or type(k) == "string" then
-      out[k] = clean(x, depth + 1, seen)
+    if type(k) == "string" then
+      has_string = true
+    else
+      has_other = true
+    end
+    if clean(x, depth + 1, seen) ~= x then
+      changed = true
+      break
     end
   end
   seen[v] = nil
-  if has_string and next(out) == nil then
-    return vim.empty_dict()
+  if changed or (has_string and has_other) then
+    if not has_string then
+      for k in pairs(v) do
+        if type(k) == "string" then
+          has_string = true
+          break
+        end
+      end
+    end
+    return clean_copy(v, depth, seen, has_string)
   end
-  return out
+  return v
 end
 
 local function error_result(msg, extra)

@@ -105,10 +105,15 @@ func Message(s string) string {
 }
 
 // sameDir reports whether two paths name the same directory once symlinks
-// are resolved.
+// are resolved. One spelling names one directory, which spares resolving
+// it twice at every freshness check (the editor reports flow's root as
+// flow spells it, its real path).
 func sameDir(a, b string) bool {
 	if a == "" || b == "" {
 		return false
+	}
+	if a == b {
+		return true
 	}
 	ra, err1 := filepath.EvalSymlinks(a)
 	rb, err2 := filepath.EvalSymlinks(b)

@@ -2,6 +2,8 @@ package editor_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,6 +26,10 @@ func edContext(root string) map[string]any {
 
 func TestParseEditorContext(t *testing.T) {
 	root := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		edit   func(m map[string]any)
@@ -40,7 +46,16 @@ func TestParseEditorContext(t *testing.T) {
 		}, dirty: true},
 		{name: "modified", edit: func(m map[string]any) { m["modified"] = true }, dirty: true},
 		{name: "error status", edit: func(m map[string]any) { m["status"] = "error"; m["error"] = "/x/rose/tooling/workspace.lua:88: boom" }, want: "boom"},
+		{name: "workspace through a symlink", edit: func(m map[string]any) { m["workspace"] = link }},
+		{name: "workspace with a trailing slash", edit: func(m map[string]any) { m["workspace"] = root + "/" }},
 		{name: "other workspace", edit: func(m map[string]any) { m["workspace"] = t.TempDir() }, want: "workspace mismatch"},
+		{name: "symlink to another workspace", edit: func(m map[string]any) {
+			other := filepath.Join(t.TempDir(), "other")
+			if err := os.Symlink(t.TempDir(), other); err != nil {
+				t.Fatal(err)
+			}
+			m["workspace"] = other
+		}, want: "workspace mismatch"},
 		{name: "missing version", remove: "workspace_snapshot_version", want: "freshness API v1"},
 		{name: "version 2", edit: func(m map[string]any) { m["workspace_snapshot_version"] = int64(2) }, want: "freshness API v1"},
 		{name: "missing snapshot", remove: "workspace_snapshot", want: "freshness API v1"},

@@ -64,9 +64,27 @@ end
 
 --- editor_context {path?}: the captured buffer and the freshness fields.
 function M.editor_context(args)
-  local cap = capture(args.path)
-  local b = cap.bufnr
+  local cap
+  if args.path ~= nil then
+    -- As capture(), but the path's buffer comes from the snapshot, which
+    -- maps every buffer anyway (observe() puts the path in it).
+    local r = ws.resolve(args.path)
+    ws.observe(r.rel)
+    cap = { rel = r.rel }
+  else
+    cap = capture(nil)
+  end
   local snapshot, dirty = ws.snapshot()
+  if args.path ~= nil then
+    local entry = snapshot[cap.rel]
+    for _, e in ipairs(entry and entry.buffers or {}) do
+      if e.loaded then
+        cap.bufnr = e.bufnr -- the lowest loaded bufnr, as loaded_buffers()
+        break
+      end
+    end
+  end
+  local b = cap.bufnr
   return {
     status = "ok",
     workspace = ws.state.root,

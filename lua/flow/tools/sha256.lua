@@ -12,6 +12,8 @@ local byte, char, format = string.byte, string.char, string.format
 
 local M = {}
 
+local fn_sha256 = vim.fn.sha256
+
 -- Round constants: the first 32 bits of the fractional parts of the cube
 -- roots of the first 64 primes.
 local K = {
@@ -92,7 +94,7 @@ function M.hex(s)
   if s:find("\0", 1, true) then
     return M.lua(s)
   end
-  return vim.fn.sha256(s)
+  return fn_sha256(s)
 end
 
 return M

@@ -3,6 +3,7 @@
 -- freshness snapshot (SPEC §12.4). Works on Neovim 0.7.2 (vim.loop only).
 
 local uv = vim.loop
+local getftype = vim.fn.getftype
 local sha256 = require("flow.tools.sha256")
 
 local M = {}
@@ -83,7 +84,8 @@ function M.clean(p, allow_root)
   if type(p) ~= "string" or p == "" or p:find("\0", 1, true) then
     fail("path must be a nonempty relative string")
   end
-  if nchars(p) > 1024 then
+  -- A string of at most 1024 bytes has at most 1024 characters.
+  if #p > 1024 and nchars(p) > 1024 then
     fail("path exceeds 1024 characters")
   end
   if p:sub(1, 1) == "/" or p:find("\\", 1, true) or p:match("^%a:") then
@@ -91,7 +93,7 @@ function M.clean(p, allow_root)
   end
   local parts = {}
   for c in (p .. "/"):gmatch("([^/]*)/") do
-    if c == ".." or c:lower() == ".git" then
+    if c == ".." or (#c == 4 and c:lower() == ".git") then
       fail("parent traversal and .git access are not allowed")
     end
     if c ~= "" and c ~= "." then
@@ -114,8 +116,16 @@ end
 --- every existing component is lstat'ed; intermediate ones must be
 --- directories. A missing tail is allowed (st is nil then). root_checked
 --- says the caller ran ensure() for this tool call already.
----@return {rel: string, abs: string, st: table|nil, parent_exists: boolean}
-function M.resolve(p, allow_root, root_checked)
+---
+--- dirs, given only by the snapshot, memoises the lstat of intermediate
+--- components (absolute path → {st, code}) for the rest of one snapshot, so
+--- the shared parents of many paths are inspected once per call. The last
+--- component is always inspected afresh; with dirs, a regular file is
+--- found by getftype() (an lstat that builds no table) and the result has
+--- kind = "file" and no st: disk_record() then describes the file by the
+--- fstat of the descriptor it reads.
+---@return {rel: string, abs: string, st: table|nil, parent_exists: boolean, kind: string|nil}
+function M.resolve(p, allow_root, root_checked, dirs)
   if not root_checked then
     M.ensure()
   end
@@ -128,8 +138,27 @@ function M.resolve(p, allow_root, root_checked)
   local parent_exists = true
   for i, c in ipairs(parts) do
     abs = (abs == "/" and "" or abs) .. "/" .. c
+    if st and dirs and i == #parts then
+      local kind = getftype(abs)
+      if kind == "link" then
+        fail("symlinks are not allowed in file paths; use the real location of the file")
+      elseif kind == "file" then
+        return { rel = rel, abs = abs, parent_exists = true, kind = "file" }
+      end
+      -- Anything else (missing, a directory, a special file): lstat it.
+    end
     if st then
-      local cst, _, code = uv.fs_lstat(abs)
+      local cst, code
+      local memo = dirs and i < #parts and dirs[abs]
+      if memo then
+        cst, code = memo.st, memo.code
+      else
+        local _
+        cst, _, code = uv.fs_lstat(abs)
+        if dirs and i < #parts then
+          dirs[abs] = { st = cst, code = code }
+        end
+      end
       if not cst then
         if code == "ENOTDIR" then
           fail("a parent of the path is not a directory")
@@ -170,11 +199,13 @@ end
 --- when the buffer is not a file inside the workspace. A name under the
 --- root whose components resolve() accepts is its own real path (the root
 --- is real and no component is a symlink), which spares a realpath; its
---- resolve() result goes into resolved[rel] when resolved is given.
+--- resolve() result goes into resolved[rel] when resolved is given; dirs
+--- is as for resolve().
 ---@param bufnr integer
 ---@param resolved table|nil
+---@param dirs table|nil
 ---@return string|nil
-function M.buffer_rel(bufnr, resolved)
+function M.buffer_rel(bufnr, resolved, dirs)
   if vim.api.nvim_buf_get_option(bufnr, "buftype") ~= "" then
     return nil
   end
@@ -186,7 +217,7 @@ function M.buffer_rel(bufnr, resolved)
   local prefix = root == "/" and "/" or root .. "/"
   if name:sub(1, #prefix) == prefix then
     local rel = name:sub(#prefix + 1)
-    local ok, r = pcall(M.resolve, rel, false, true)
+    local ok, r = pcall(M.resolve, rel, false, true, dirs)
     if ok and r.rel == rel then
       if resolved then
         resolved[rel] = r
@@ -205,15 +236,20 @@ function M.buffer_rel(bufnr, resolved)
   return rel
 end
 
+local function by_bufnr(a, b)
+  return a.bufnr < b.bufnr
+end
+
 --- Maps every normal buffer inside the workspace (loaded or not) to its
 --- path: rel → list of {bufnr, changedtick, modified, loaded} by bufnr.
---- resolved is as for buffer_rel().
+--- resolved and dirs are as for buffer_rel().
 ---@param resolved table|nil
+---@param dirs table|nil
 ---@return table<string, table[]>
-function M.buffers(resolved)
+function M.buffers(resolved, dirs)
   local out = {}
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    local rel = vim.api.nvim_buf_is_valid(b) and M.buffer_rel(b, resolved)
+    local rel = vim.api.nvim_buf_is_valid(b) and M.buffer_rel(b, resolved, dirs)
     if rel then
       local loaded = vim.api.nvim_buf_is_loaded(b)
       local list = out[rel] or {}
@@ -227,9 +263,9 @@ function M.buffers(resolved)
     end
   end
   for _, list in pairs(out) do
-    table.sort(list, function(a, b)
-      return a.bufnr < b.bufnr
-    end)
+    if #list > 1 then
+      table.sort(list, by_bufnr)
+    end
   end
   return out
 end
@@ -258,9 +294,10 @@ local function read_flags()
 end
 
 --- Reads the regular file abs that lstat described as st, refusing it if
---- the opened file is not that file, not regular, multiply linked or larger
---- than limit. Returns the bytes, or nil and a message.
----@return string|nil, string|nil
+--- the opened file is not that file (when st is given), not regular,
+--- multiply linked or larger than limit. Returns the bytes, or nil and a
+--- message; and the fstat of the opened file, when it could be opened.
+---@return string|nil, string|nil, table|nil
 function M.read_file(abs, st, limit)
   limit = limit or M.max_bytes
   local fd, err = uv.fs_open(abs, read_flags(), 0)
@@ -280,7 +317,7 @@ function M.read_file(abs, st, limit)
   end
   if problem then
     uv.fs_close(fd)
-    return nil, problem
+    return nil, problem, fst
   end
   -- Reads ask for one byte more than the file had at fstat, so a file
   -- that grew meanwhile is still read to its end; a short read of a
@@ -291,12 +328,16 @@ function M.read_file(abs, st, limit)
     local data, rerr = uv.fs_read(fd, want, total)
     if not data then
       uv.fs_close(fd)
-      return nil, "cannot read file: " .. tostring(rerr)
+      return nil, "cannot read file: " .. tostring(rerr), fst
     end
     total = total + #data
     if total > limit then
       uv.fs_close(fd)
-      return nil, "file exceeds " .. limit .. " byte limit"
+      return nil, "file exceeds " .. limit .. " byte limit", fst
+    end
+    if #data < want and #chunks == 0 then
+      uv.fs_close(fd)
+      return data, nil, fst -- the whole file in one read, the usual case
     end
     chunks[#chunks + 1] = data
     if #data < want then
@@ -305,32 +346,42 @@ function M.read_file(abs, st, limit)
     want = 65536
   end
   uv.fs_close(fd)
-  return table.concat(chunks)
-end
-
-local function time(t)
-  return { sec = t.sec, nsec = t.nsec }
+  return table.concat(chunks), nil, fst
 end
 
 --- Describes rel on disk for the snapshot: {exists = false}, a stat record
 --- with sha256 (or hash_status = "unavailable"), or an error record.
---- root_checked is as for resolve(); r, when given, is rel's resolve()
---- result from this same call.
+--- root_checked and dirs are as for resolve(); r, when given, is rel's
+--- resolve() result from this same call.
 ---@param rel string
 ---@param root_checked boolean|nil
 ---@param r table|nil
+---@param dirs table|nil
 ---@return table
-function M.disk_record(rel, root_checked, r)
+function M.disk_record(rel, root_checked, r, dirs)
   local ok = true
   if not r then
-    ok, r = pcall(M.resolve, rel, false, root_checked)
+    ok, r = pcall(M.resolve, rel, false, root_checked, dirs)
   end
   if not ok then
     return { status = "error", reason = "path is no longer safely accessible" }
   end
-  local st = r.st
-  if not st then
+  local st, data = r.st, nil
+  if r.kind == "file" then
+    -- A regular file by getftype(): the record and the hash both come
+    -- from the one descriptor read (O_NOFOLLOW), so they describe the same
+    -- file. Opened with O_NOFOLLOW, it cannot be a symlink swapped in since;
+    -- one that cannot be opened any more is described by lstat instead.
+    local bytes, _, fst = M.read_file(r.abs, nil)
+    data = bytes
+    if not fst then
+      return M.disk_record(rel, root_checked)
+    end
+    st = fst
+  elseif not st then
     return { exists = false }
+  else
+    data = st.type == "file" and st.size <= M.max_bytes and M.read_file(r.abs, st)
   end
   local rec = {
     exists = true,
@@ -338,10 +389,10 @@ function M.disk_record(rel, root_checked, r)
     size = st.size,
     ino = st.ino,
     dev = st.dev,
-    mtime = time(st.mtime),
-    ctime = time(st.ctime),
+    -- luv's time tables are {sec, nsec}, made afresh by every stat.
+    mtime = st.mtime,
+    ctime = st.ctime,
   }
-  local data = st.type == "file" and st.size <= M.max_bytes and M.read_file(r.abs, st)
   if data then
     rec.sha256 = sha256.hex(data)
   else
@@ -359,14 +410,16 @@ function M.snapshot()
   -- The root is checked once for the whole snapshot, not once per path:
   -- every record is still read and hashed from the bytes on disk now.
   -- The paths of the buffers are resolved once, for both the mapping and
-  -- the disk record.
+  -- the disk record, and each parent directory is lstat'ed once per
+  -- snapshot; each path's own lstat, open and hash are never reused.
   local root_ok = pcall(M.ensure)
   local resolved = root_ok and {} or nil
-  local bufs = M.buffers(resolved)
+  local dirs = root_ok and {} or nil
+  local bufs = M.buffers(resolved, dirs)
   local snap, dirty = {}, {}
   local function add(rel)
     if rel ~= "." and not snap[rel] then
-      local disk = M.disk_record(rel, root_ok, resolved and resolved[rel])
+      local disk = M.disk_record(rel, root_ok, resolved and resolved[rel], dirs)
       snap[rel] = { path = rel, buffers = bufs[rel] or {}, disk = disk }
     end
   end
