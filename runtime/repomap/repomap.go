@@ -27,6 +27,7 @@ import (
 // Limits bound a map.
 const (
 	maxFiles       = 400   // source files considered
+	maxVisited     = 20000 // files visited looking for them
 	maxFileBytes   = 65536 // larger files are listed without symbols
 	maxSymbolsFile = 24    // symbols listed per file
 )
@@ -43,7 +44,7 @@ type File struct {
 // Map is a workspace's source files in path order.
 type Map struct {
 	Files []File
-	// Truncated is true when files were left out (maxFiles).
+	// Truncated is true when files were left out (maxFiles, maxVisited).
 	Truncated bool
 }
 
@@ -66,9 +67,14 @@ func language(p string) string {
 // read are listed without symbols.
 func Build(ctx context.Context, fsys bufferfs.FS) (Map, error) {
 	var m Map
+	visited := 0
 	err := fsys.Walk(ctx, ".", func(p string, info bufferfs.Info) error {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if visited++; visited > maxVisited {
+			m.Truncated = true
+			return fs.SkipAll
 		}
 		lang := language(p)
 		if lang == "" {
