@@ -33,8 +33,20 @@ const (
 // maxResponseBytes caps every response body (SPEC §16).
 const maxResponseBytes = 2 << 20
 
-// maxCompletionTokens caps max_tokens on the OpenAI-compatible API.
+// maxCompletionTokens caps every reply (num_predict, max_tokens): a model
+// caught in a repetition loop otherwise writes until the call times out.
 const maxCompletionTokens = 8192
+
+// completionBound is the reply bound of req: req.MaxTokens when it is
+// lower, else the smaller of maxCompletionTokens and half the context
+// window; 0 (none) only without a context length or request bound.
+func (c *Client) completionBound(req model.Request) int {
+	bound := min(maxCompletionTokens, c.opts.ContextLength/2)
+	if req.MaxTokens > 0 && (bound <= 0 || req.MaxTokens < bound) {
+		bound = req.MaxTokens
+	}
+	return max(0, bound)
+}
 
 // Options configures a [Client].
 type Options struct {

@@ -8,11 +8,12 @@ import (
 	"flow/runtime/model/ollamatest"
 )
 
-// TestChatSendsMaxTokens checks that a request's MaxTokens bounds the reply
-// in each API's own member: options.num_predict (native) and max_tokens
-// (OpenAI, where it lowers the bound derived from the context length, and
-// is sent alone when there is none), and that without it the native API
-// sends no num_predict.
+// TestChatSendsMaxTokens checks that every reply is bounded in each API's
+// own member, options.num_predict (native) and max_tokens (OpenAI): by
+// the request's MaxTokens when it is lower than the bound derived from the
+// context length (half of it, at most 8192), and by MaxTokens alone when
+// there is no context length. A model in a repetition loop then stops
+// instead of writing until the call times out.
 func TestChatSendsMaxTokens(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -22,7 +23,9 @@ func TestChatSendsMaxTokens(t *testing.T) {
 		want          float64 // the bound sent; 0 for none
 	}{
 		{"native", 8192, 300, 300},
-		{"native", 8192, 0, 0},
+		{"native", 8192, 0, 4096},
+		{"native", 32768, 0, 8192},
+		{"native", 0, 0, 0},
 		{"openai", 8192, 300, 300},
 		{"openai", 8192, 0, 4096},
 		{"openai", 8192, 9000, 4096},

@@ -80,7 +80,7 @@ func (c *Client) nativeBody(req model.Request) nativeRequest {
 		Format:   req.Format,
 		Stream:   true,
 		Think:    c.opts.Think,
-		Options:  nativeOptions{NumCtx: c.opts.ContextLength, NumPredict: max(0, req.MaxTokens), Temperature: c.opts.Temperature},
+		Options:  nativeOptions{NumCtx: c.opts.ContextLength, NumPredict: c.completionBound(req), Temperature: c.opts.Temperature},
 	}
 }
 

@@ -119,7 +119,7 @@ func TestChatNative(t *testing.T) {
 		"model": "qwen2.5-coder:7b",
 		"stream": true,
 		"think": true,
-		"options": {"num_ctx": 32768, "temperature": 0.5},
+		"options": {"num_ctx": 32768, "num_predict": 8192, "temperature": 0.5},
 		"tools": [{"type": "function", "function": {"name": "file_read", "description": "Read a file.",
 			"parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}],
 		"messages": [

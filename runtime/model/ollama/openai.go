@@ -147,10 +147,7 @@ func (c *Client) openaiBody(req model.Request) openaiRequest {
 		}
 		msgs[i] = om
 	}
-	maxTokens := min(maxCompletionTokens, c.opts.ContextLength/2)
-	if req.MaxTokens > 0 && (maxTokens <= 0 || req.MaxTokens < maxTokens) {
-		maxTokens = req.MaxTokens
-	}
+	maxTokens := c.completionBound(req)
 	return openaiRequest{
 		Model:          req.Model,
 		Messages:       msgs,
