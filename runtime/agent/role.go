@@ -253,6 +253,13 @@ func (r *run) call(ctx context.Context, name string, turn int, st *report.Role, 
 // far less.
 const maxFormatTokens = 1024
 
+// maxReadOnlyReplyTokens bounds each reply of the planner and the
+// reviewer, who write a plan, a verdict or a tool call, never a file: a
+// small model caught in a loop otherwise writes until the call times out
+// (seen with a 1.5B planner). The coder keeps the client's bound, since
+// its file_write calls carry whole files.
+const maxReadOnlyReplyTokens = 2048
+
 // callFormat makes one model call: it counts the turn, emits the progress
 // events, records the model-call event, and checks the prompt against the
 // context window before and after (prev is the role's previous call, and
@@ -266,8 +273,11 @@ func (r *run) callFormat(ctx context.Context, name string, turn int, st *report.
 		return reply{}, false
 	}
 	req := model.Request{Model: st.Model, Messages: slices.Clone(conv.msgs), Format: format}
-	if format != nil {
+	switch {
+	case format != nil:
 		req.MaxTokens = maxFormatTokens
+	case name != config.RoleCoder:
+		req.MaxTokens = maxReadOnlyReplyTokens
 	}
 	if withTools {
 		req.Tools = conv.offered

@@ -55,10 +55,15 @@ func TestVerdictRequestBoundedAndCut(t *testing.T) {
 				t.Fatalf("%d chat requests, want 6", len(chats))
 			}
 			for i, r := range chats[:5] {
-				// Every call is bounded by the client: half the context
-				// window, at most 8192 tokens.
-				if got, want := replyBound(t, api, r.Raw), min(8192, cfg.Ollama.ContextLength/2); got != want {
-					t.Errorf("request %d bounds the reply at %d, want the client's bound %d", i, got, want)
+				// The coder's calls (1 and 2) have the client's bound,
+				// half the context window and at most 8192 tokens; the
+				// planner's and the reviewer's are bounded lower.
+				want := maxReadOnlyReplyTokens
+				if i == 1 || i == 2 {
+					want = min(8192, cfg.Ollama.ContextLength/2)
+				}
+				if got := replyBound(t, api, r.Raw); got != want {
+					t.Errorf("request %d bounds the reply at %d, want %d", i, got, want)
 				}
 			}
 			if got := replyBound(t, api, chats[5].Raw); got != maxFormatTokens {
