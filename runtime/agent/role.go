@@ -69,7 +69,10 @@ func (c *conversation) chars(withTools bool) int {
 // ends the role with [MsgEmptyReply]. A call identical to one of the
 // previous turn's is answered from that turn (see repeats). The reviewer's
 // final answer, when it holds no parsable verdict, is followed by one
-// verdict request with structured output (see [VerdictSchema]).
+// verdict request with structured output (see [VerdictSchema]). A coder
+// whose answer holds a code block while no file changed is told once that
+// nothing was applied (noChangeMessage), and a turn whose calls have each
+// failed twice before ends the role with [MsgStuck].
 func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[string]any, st *report.Role) (string, []model.Message) {
 	prompt, err := systemPrompt(name)
 	if err != nil {
