@@ -71,7 +71,7 @@ func (c *conversation) chars(withTools bool) int {
 // final answer, when it holds no parsable verdict, is followed by one
 // verdict request with structured output (see [VerdictSchema]). A coder
 // whose answer holds a code block while no file changed is told once that
-// nothing was applied (noChangeMessage), and a turn whose calls have each
+// nothing was applied (msgNoChange), and a turn whose calls have each
 // failed twice before ends the role with [MsgStuck].
 func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[string]any, st *report.Role) (string, []model.Message) {
 	prompt, err := systemPrompt(name)
@@ -150,7 +150,7 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 				// A small model often answers with the code instead of
 				// writing it: tell it once.
 				nudged = true
-				conv.push(model.Message{Role: model.RoleUser, Content: noChangeMessage()})
+				conv.push(model.Message{Role: model.RoleUser, Content: msgNoChange})
 				continue
 			}
 			st.Status = report.StatusOK
@@ -215,11 +215,9 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 // emptyReplyAdvice ends the error of a role whose model replied empty.
 const emptyReplyAdvice = "use a model whose tool calls this server parses (check `flow doctor`), or a lower temperature"
 
-// noChangeMessage is the one reminder a coder gets when it answers with
-// code but has changed no file.
-func noChangeMessage() string {
-	return "No file has changed yet: the code in your answer was not applied. Make the change now with a file_edit call (or file_write for a new or wholly rewritten file). If the task really needs no change, answer again without code and say why."
-}
+// msgNoChange is the one reminder a coder gets when it answers with code
+// but has changed no file.
+const msgNoChange = "No file has changed yet: the code in your answer was not applied. Make the change now with a file_edit call (or file_write for a new or wholly rewritten file). If the task really needs no change, answer again without code and say why."
 
 // emptyReplyMessage is the corrective user message after an empty reply.
 func emptyReplyMessage(offered []model.Tool) string {
