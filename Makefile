@@ -64,6 +64,7 @@ fuzz: ## run each fuzz target for FUZZTIME executions (default 30000x)
 	$(GO) test -run='^$$' -fuzz='^FuzzFrames$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./mcp
 	$(GO) test -run='^$$' -fuzz='^FuzzVerdict$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./runtime/agent
 	$(GO) test -run='^$$' -fuzz='^FuzzDetect$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./runtime/verify/weakening
+	$(GO) test -run='^$$' -fuzz='^FuzzLuaResult$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./plugin
 
 lint: ## gofmt check and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

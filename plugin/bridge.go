@@ -169,9 +169,9 @@ func (b *Bridge) exec(ctx context.Context, code string, args ...any) (any, error
 	}
 	done := make(chan reply, 1)
 	go func() {
-		var out any
+		var out *luaResult // a pointer: go-client sets it to nil for a nil result
 		err := b.v.ExecLua(code, &out, args...)
-		done <- reply{out, err}
+		done <- reply{out.value(), err}
 	}()
 	timer := time.NewTimer(b.timeout)
 	defer timer.Stop()
