@@ -1,9 +1,11 @@
--- SHA-256 of a Lua string, for strings Vimscript cannot carry.
+-- SHA-256 of a Lua string.
 --
--- vim.fn.sha256() is fast but raises on a string that holds a NUL byte
--- (it becomes a Blob on the way to Vimscript). This module hashes such
--- strings in Lua with LuaJIT's bit operations (FIPS 180-4); every other
--- string goes to vim.fn.sha256.
+-- The C library's SHA256() (OpenSSL's libcrypto through LuaJIT's FFI) is
+-- used where it loads and gives the FIPS 180-4 answer for "abc": it is
+-- about three times as fast as vim.fn.sha256 on the snapshot's files and
+-- takes any bytes. Without it, vim.fn.sha256() hashes a string, except one
+-- that holds a NUL byte (it raises: the string becomes a Blob on the way
+-- to Vimscript), which is hashed in Lua with LuaJIT's bit operations.
 
 local bit = require("bit")
 local band, bor, bxor, bnot = bit.band, bit.bor, bit.bxor, bit.bnot
@@ -87,14 +89,72 @@ function M.lua(s)
   return table.concat(out)
 end
 
+local ABC = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+-- Loads libcrypto's SHA256() and returns a hex digest function, or nil.
+local function load_libcrypto()
+  local ok, ffi = pcall(require, "ffi")
+  if not ok or not jit then
+    return nil
+  end
+  if not pcall(ffi.cdef, "unsigned char *SHA256(const unsigned char *d, size_t n, unsigned char *md);") then
+    return nil
+  end
+  local lib
+  for _, name in ipairs({ "libcrypto.so.3", "libcrypto.so.1.1", "libcrypto.so", "libcrypto.dylib" }) do
+    local lok, l = pcall(ffi.load, name)
+    if lok and pcall(function()
+      return l.SHA256
+    end) then
+      lib = l
+      break
+    end
+  end
+  if not lib then
+    return nil
+  end
+  local md = ffi.new("uint8_t[32]")
+  local hex = {}
+  for i = 0, 255 do
+    hex[i] = format("%02x", i)
+  end
+  local out = {}
+  local function digest(s)
+    lib.SHA256(s, #s, md)
+    for i = 0, 31 do
+      out[i + 1] = hex[md[i]]
+    end
+    return table.concat(out)
+  end
+  if digest("abc") ~= ABC then
+    return nil
+  end
+  return digest
+end
+
+local fast -- the libcrypto digest, false when it cannot be had
+
 --- Returns the lower-case hex SHA-256 of the bytes of s.
 ---@param s string
 ---@return string
 function M.hex(s)
+  if fast == nil then
+    fast = load_libcrypto() or false
+  end
+  if fast then
+    return fast(s)
+  end
   if s:find("\0", 1, true) then
     return M.lua(s)
   end
   return fn_sha256(s)
+end
+
+--- Whether M.hex uses libcrypto (loaded on the first call).
+---@return boolean
+function M.uses_libcrypto()
+  M.hex("")
+  return fast ~= false
 end
 
 return M
