@@ -26,7 +26,10 @@ const (
 	MsgPlanningFailed = "Planning failed"
 	// MsgStuck ends a role whose model made a turn of calls that had each
 	// failed twice before in the role.
-	MsgStuck          = "the model kept making the same failing tool calls (each failed three times)"
+	MsgStuck = "the model kept making the same failing tool calls (each failed three times)"
+	// MsgRepeating ends a role whose model repeated its previous turn's
+	// calls again after it was told that this ends its turn.
+	MsgRepeating      = "the model kept repeating its previous tool calls after it was told their results"
 	MsgCancelled      = "cancelled"
 	ReasonReadOnly    = "The workspace is read-only, so the plan was not carried out: run again with --trusted to edit and verify"
 	ReasonRejected    = "Reviewer rejected the change"

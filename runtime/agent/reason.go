@@ -42,6 +42,8 @@ func roleReason(cfg *config.Config, st report.Role) string {
 		return fmt.Sprintf("The reviewer's reply was not a verdict (%s), so the change was not judged: run again, or use a model that follows JSON formats", how)
 	case e == MsgStuck:
 		return fmt.Sprintf("The %s stopped because %s; its error did not lead it to a different call: run again, or use a larger model", role, MsgStuck)
+	case e == MsgRepeating:
+		return fmt.Sprintf("The %s stopped because %s: run again, or use a larger model", role, MsgRepeating)
 	case strings.HasPrefix(e, MsgEmptyReply):
 		return fmt.Sprintf("The %s got an %s", role, e)
 	case strings.HasPrefix(e, MsgBackendFailure):

@@ -225,7 +225,6 @@ func TestRepeatedIdenticalCallNotRunAgain(t *testing.T) {
 	srv := ollamatest.New(t,
 		read("r1", `{"path":"a.go"}`),
 		read("r2", `{ "path" : "a.go" }`), // the same call, formatted differently
-		read("r3", `{"path":"a.go"}`),
 		ollamatest.Turn{Content: "1. Nothing to change."},
 	)
 	h, ct := countingHarness(t, cfg, srv)
@@ -235,10 +234,10 @@ func TestRepeatedIdenticalCallNotRunAgain(t *testing.T) {
 		t.Fatalf("Run() = %s %q, planner %s; want the read-only run's unverified with an ok planner", rep.Status, rep.Error, rep.Roles[0].Status)
 	}
 	if ct.n["file_read"] != 1 {
-		t.Errorf("file_read executed %d times, want 1 (the repeats are answered from the previous turn)", ct.n["file_read"])
+		t.Errorf("file_read executed %d times, want 1 (the repeat is answered from the previous turn)", ct.n["file_read"])
 	}
-	if rep.ToolCalls != 3 {
-		t.Errorf("ToolCalls = %d, want 3: answered repeats still count", rep.ToolCalls)
+	if rep.ToolCalls != 2 {
+		t.Errorf("ToolCalls = %d, want 2: an answered repeat still counts", rep.ToolCalls)
 	}
 	var got []bool
 	for _, e := range toolEvents(rep) {
@@ -247,12 +246,20 @@ func TestRepeatedIdenticalCallNotRunAgain(t *testing.T) {
 			t.Errorf("event %+v, want status ok like the result it repeats", e)
 		}
 	}
-	if diff := cmp.Diff([]bool{false, true, true}, got); diff != "" {
+	if diff := cmp.Diff([]bool{false, true}, got); diff != "" {
 		t.Errorf("tool events' repeated (-want +got):\n%s", diff)
 	}
 	chats := chatRequests(srv)
+	msgs, _ := chats[2].Body["messages"].([]any)
+	if len(msgs) < 2 {
+		t.Fatalf("third request has %d messages", len(msgs))
+	}
+	if last, _ := msgs[len(msgs)-1].(map[string]any); last["role"] != "user" || last["content"] != msgRepeatTurn(config.RolePlanner) {
+		t.Errorf("third request ends with %v, want the repeat-turn message", last)
+	}
 	var res map[string]any
-	c, _ := lastMessage(chats[2])["content"].(string)
+	toolMsg, _ := msgs[len(msgs)-2].(map[string]any)
+	c, _ := toolMsg["content"].(string)
 	if err := json.Unmarshal([]byte(c), &res); err != nil {
 		t.Fatalf("answer to the repeat = %q: %v", c, err)
 	}
@@ -269,8 +276,51 @@ func TestRepeatedIdenticalCallNotRunAgain(t *testing.T) {
 			}
 		}
 	}
-	if repeatedEvents != 2 {
-		t.Errorf("%d repeated tool_end events, want 2", repeatedEvents)
+	if repeatedEvents != 1 {
+		t.Errorf("%d repeated tool_end events, want 1", repeatedEvents)
+	}
+}
+
+// TestRepeatTurnsEndTheRole: a second turn in a row that only repeats the
+// previous calls ends the role (real small models never made a new call
+// after such a turn): a planner or a coder that changed nothing is
+// unverified with a reason saying so; a coder that changed files finishes
+// and its change is verified as usual.
+func TestRepeatTurnsEndTheRole(t *testing.T) {
+	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	cfg := testConfig(dir, goLint())
+	cfg.Agent.MaxIterations = 6
+	read := tc("r", "file_read", map[string]any{"path": "a.go"})
+	be := newScripted(t, do(read), do(read), do(read))
+	rep := newHarness(t, cfg, be).run(t, "fix a.go")
+	if pl := rep.Roles[0]; pl.Status != report.StatusUnverified || pl.Error != MsgRepeating || pl.Turns != 3 {
+		t.Fatalf("planner = %s %q after %d turns, want unverified %q after 3", pl.Status, pl.Error, pl.Turns, MsgRepeating)
+	}
+	if !strings.Contains(rep.Reason, "The planner stopped because "+MsgRepeating) {
+		t.Errorf("reason %q, want the repeating planner named", rep.Reason)
+	}
+
+	edit := tc("e", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"})
+	be = newScripted(t, say("1. Fix a.go."), do(edit), do(edit), do(edit), say(verdict(true, "fixed")))
+	rep = newHarness(t, cfg, be).run(t, "fix a.go")
+	if co := rep.Roles[1]; co.Status != report.StatusOK || co.Turns != 3 || co.Summary != msgRepeatDone {
+		t.Fatalf("coder = %s %q after %d turns (%q), want ok after 3", co.Status, co.Error, co.Turns, co.Summary)
+	}
+	if rep.Status != report.StatusOK || !rep.Verified || be.left() != 0 {
+		t.Errorf("Run() = %s verified=%v (%s), %d replies left; want the change verified and reviewed", rep.Status, rep.Verified, rep.Reason, be.left())
+	}
+	third := be.requests()[3].Messages
+	if last := third[len(third)-1]; last.Role != "user" || last.Content != msgRepeatTurn(config.RoleCoder) {
+		t.Errorf("coder's third call ends with %q, want the repeat-turn message", last.Content)
+	}
+
+	be = newScripted(t, say("1. Fix a.go."), do(read), do(read), do(read), say(verdict(false, "nothing changed")))
+	rep = newHarness(t, cfg, be).run(t, "fix a.go")
+	if co := rep.Roles[1]; co.Status != report.StatusUnverified || co.Error != MsgRepeating || co.Turns != 3 {
+		t.Errorf("coder without a change = %s %q after %d turns, want unverified %q after 3", co.Status, co.Error, co.Turns, MsgRepeating)
+	}
+	if rep.Verified || !strings.Contains(rep.Reason, MsgRepeating) {
+		t.Errorf("Run() verified=%v (%q), want not verified naming the repeats", rep.Verified, rep.Reason)
 	}
 }
 

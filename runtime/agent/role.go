@@ -72,7 +72,11 @@ func (c *conversation) chars(withTools bool) int {
 // verdict request with structured output (see [VerdictSchema]). A coder
 // whose answer holds a code block while no file changed is told once that
 // nothing was applied (msgNoChange), and a turn whose calls have each
-// failed twice before ends the role with [MsgStuck].
+// failed twice before ends the role with [MsgStuck]. A turn that only
+// repeats the previous turn's calls gets one message saying that the next
+// such turn ends the role (msgRepeatTurn); the next one does: a coder that
+// changed files finishes ok (its checks and the reviewer judge the change),
+// any other role ends with [MsgRepeating].
 func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[string]any, st *report.Role) (string, []model.Message) {
 	prompt, err := systemPrompt(name)
 	if err != nil {
@@ -97,6 +101,7 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 		prev       promptSize         // the previous call's size, for the window check
 		wasEmpty   bool               // the last reply was empty and was told so
 		nudged     bool               // the coder was told once that nothing changed
+		repeating  bool               // the last turn only repeated calls and was told so
 		failures   = map[string]int{} // failing results per call (callKey)
 		changedAt  = len(r.changed)
 		seen       repeats
@@ -167,7 +172,8 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 			st.Status, st.Error = report.StatusUnverified, MsgToolCallBudget
 			return "", conv.msgs
 		}
-		stuck := true // every call of this turn failed, each at least twice before
+		stuck := true       // every call of this turn failed, each at least twice before
+		onlyRepeats := true // no call of this turn was run
 		fail := func(c model.ToolCall, status string) {
 			if status != report.StatusError {
 				stuck = false
@@ -191,6 +197,7 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 				fail(c, a.status)
 				continue
 			}
+			onlyRepeats = false
 			msg, status, changed := r.execute1(ctx, name, turn, st, c)
 			if changed {
 				seen.forget() // earlier results may be stale now
@@ -207,10 +214,48 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 			st.Status, st.Error = report.StatusUnverified, MsgStuck
 			return "", conv.msgs
 		}
+		if !onlyRepeats {
+			repeating = false
+			continue
+		}
+		if !repeating && turn < maxTurns {
+			repeating = true
+			conv.push(model.Message{Role: model.RoleUser, Content: msgRepeatTurn(name)})
+			continue
+		}
+		// In the evaluation's real-model runs, a role that had made a turn
+		// of repeats never made a new call afterwards.
+		if name == config.RoleCoder && len(r.changed) > changedAt {
+			st.Status = report.StatusOK
+			if strings.TrimSpace(content) == "" {
+				st.Summary = msgRepeatDone
+			}
+			return st.Summary, conv.msgs
+		}
+		st.Status, st.Error = report.StatusUnverified, MsgRepeating
+		return "", conv.msgs
 	}
 	st.Status, st.Error = report.StatusUnverified, MsgIterationBudget
 	return "", conv.msgs
 }
+
+// msgRepeatTurn tells a role that its turn only repeated its previous
+// calls, and what to do instead.
+func msgRepeatTurn(role string) string {
+	next := "If your change is made, answer with a short summary of it and no tool call; otherwise make a different call."
+	switch role {
+	case config.RolePlanner:
+		next = "Answer now with your plan, without a tool call."
+	case config.RoleReviewer:
+		next = "Answer now with your verdict, without a tool call."
+	}
+	return "You repeated your previous calls; they were not run again and their results are above. " +
+		"Repeating them once more ends your turn. " + next
+}
+
+// msgRepeatDone is the summary of a coder that changed files and then only
+// repeated its calls, when its last reply had no text.
+const msgRepeatDone = "(the coder repeated its last calls after changing files; its change is judged as it stands)"
 
 // emptyReplyAdvice ends the error of a role whose model replied empty.
 const emptyReplyAdvice = "use a model whose tool calls this server parses (check `flow doctor`), or a lower temperature"
