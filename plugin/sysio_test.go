@@ -68,6 +68,13 @@ for _, name in ipairs({ "link", "missing", "a.txt/x" }) do
   local lfd, lerr = uv.fs_open(abs, flags, 0)
   check(name .. " open", { fd, err }, { lfd, lerr })
 end
+-- A reloaded module (a plugin developer's :lua package.loaded[...] = nil)
+-- finds its FFI declarations and uses them again.
+package.loaded["flow.tools.sysio"], package.loaded["flow.tools.sha256"] = nil, nil
+local again = require("flow.tools.sysio")
+check("reloaded available", again.available, true)
+check("reloaded ftype", again.ftype(root .. "/d"), "dir")
+check("reloaded sha256", require("flow.tools.sha256").hex("abc"), vim.fn.sha256("abc"))
 return { available = true, problems = problems }
 `, root)
 	res, _ := out.(map[string]any)

@@ -20,7 +20,9 @@ if not ok or not jit or jit.os ~= "Linux" then
 end
 
 -- struct statx is the same on every Linux architecture (linux/stat.h).
-local cdef_ok = pcall(
+-- The declarations are made once per Neovim: a reloaded module finds them.
+local declared = pcall(ffi.typeof, "struct flow_statx")
+local cdef_ok = declared or pcall(
   ffi.cdef,
   [[
 struct flow_statx_timestamp { int64_t tv_sec; uint32_t tv_nsec; int32_t reserved; };
@@ -172,5 +174,8 @@ function M.close(fd)
   C.close(fd)
 end
 
-M.available = true
+-- A call that must work: the declarations may be another module's.
+M.available = pcall(function()
+  assert(M.ftype("/") == "dir")
+end)
 return M
