@@ -138,3 +138,43 @@ func FuzzLuaResult(f *testing.F) {
 		}
 	})
 }
+
+// snapshot100 is the msgpack of an editor_context result with 100 files.
+func snapshot100(b testing.TB) []byte {
+	snap := map[string]any{}
+	for i := range 100 {
+		p := fmt.Sprintf("pkg%d/file%d.go", i%10, i)
+		snap[p] = map[string]any{
+			"path":    p,
+			"buffers": []any{map[string]any{"bufnr": int64(i + 1), "changedtick": int64(3), "modified": false, "loaded": true}},
+			"disk": map[string]any{"exists": true, "type": "file", "size": int64(550), "ino": int64(1000 + i), "dev": int64(2049),
+				"mtime": map[string]any{"sec": int64(1764600000), "nsec": int64(i)}, "ctime": map[string]any{"sec": int64(1764600000), "nsec": int64(i)},
+				"sha256": strings.Repeat("ab", 32)},
+		}
+	}
+	return encodeLua(b, map[string]any{"status": "ok", "workspace": "/w", "workspace_snapshot": snap, "dirty_buffers": []any{}, "workspace_snapshot_version": int64(1)})
+}
+
+// BenchmarkDecodeSnapshot100 compares luaResult with go-client's decoding
+// into an interface{} on an editor_context result of 100 files.
+func BenchmarkDecodeSnapshot100(b *testing.B) {
+	p := snapshot100(b)
+	b.Run("luaResult", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var r *luaResult
+			if err := msgpack.NewDecoder(bytes.NewReader(p)).Decode(&r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("go-client", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var v any
+			if err := msgpack.NewDecoder(bytes.NewReader(p)).Decode(&v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
