@@ -193,14 +193,14 @@ func TestLiveEmptyReply(t *testing.T) {
 // TestLiveRepeatedRead: the one-call model makes the same file_read on
 // every turn. flow runs it once; the identical call of each later turn is
 // answered with that result (repeated in the event), so the file is never
-// read a second or third time, and the planner ends on its iteration
-// budget rather than looping.
+// read a second time, and the planner, told after its first turn of
+// repeats that the next one ends it, stops at that one (turn 3 of 4).
 func TestLiveRepeatedRead(t *testing.T) {
 	srv := live.Start(t)
 	for _, api := range liveAPIs {
 		t.Run(api, func(t *testing.T) {
-			const turns = 4
-			m := livePlannerRun(t, srv, api, live.ModelCall.Name, map[string]string{"calc.go": liveCalcGo}, "", fmt.Sprintf("max_iterations = %d", turns))
+			const budget, turns = 4, 3
+			m := livePlannerRun(t, srv, api, live.ModelCall.Name, map[string]string{"calc.go": liveCalcGo}, "", fmt.Sprintf("max_iterations = %d", budget))
 			calls, tools := liveEvents(m, "planner")
 			if len(calls) != turns || len(tools) != turns {
 				t.Fatalf("planner: %d model calls and %d tool events, want %d of each", len(calls), len(tools), turns)
@@ -223,8 +223,8 @@ func TestLiveRepeatedRead(t *testing.T) {
 			if m["tool_calls"] != float64(turns) {
 				t.Errorf("tool_calls = %v, want %d (a repeat still counts)", m["tool_calls"], turns)
 			}
-			if p := liveRole(m, "planner"); p["error"] != agent.MsgIterationBudget {
-				t.Errorf("planner = %v, want the iteration budget", p)
+			if p := liveRole(m, "planner"); p["error"] != agent.MsgRepeating || p["turns"] != float64(turns) {
+				t.Errorf("planner = %v, want stopped on its repeats after %d turns", p, turns)
 			}
 		})
 	}

@@ -300,6 +300,16 @@ func TestRepeatTurnsEndTheRole(t *testing.T) {
 		t.Errorf("reason %q, want the repeating planner named", rep.Reason)
 	}
 
+	// A first turn of repeats on the last turn is not told, so the role
+	// ends on its budget as before.
+	cfg.Agent.MaxIterations = 2
+	be = newScripted(t, do(read), do(read))
+	rep = newHarness(t, cfg, be).run(t, "fix a.go")
+	if pl := rep.Roles[0]; pl.Error != MsgIterationBudget || pl.Turns != 2 {
+		t.Errorf("planner with 2 turns = %s %q after %d turns, want %q", pl.Status, pl.Error, pl.Turns, MsgIterationBudget)
+	}
+	cfg.Agent.MaxIterations = 6
+
 	edit := tc("e", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"})
 	be = newScripted(t, say("1. Fix a.go."), do(edit), do(edit), do(edit), say(verdict(true, "fixed")))
 	rep = newHarness(t, cfg, be).run(t, "fix a.go")

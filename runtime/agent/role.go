@@ -218,9 +218,12 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 			repeating = false
 			continue
 		}
-		if !repeating && turn < maxTurns {
-			repeating = true
-			conv.push(model.Message{Role: model.RoleUser, Content: msgRepeatTurn(name)})
+		if !repeating {
+			// Told once; on its last turn the role ends on its budget.
+			if turn < maxTurns {
+				repeating = true
+				conv.push(model.Message{Role: model.RoleUser, Content: msgRepeatTurn(name)})
+			}
 			continue
 		}
 		// In the evaluation's real-model runs, a role that had made a turn
