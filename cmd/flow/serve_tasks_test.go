@@ -416,8 +416,11 @@ func TestServeHeartbeat(t *testing.T) {
 			waits++ // the runtime's own heartbeat event, as `flow run` prints it
 		}
 	}
-	if beats < 2 || waits < 2 {
-		t.Errorf("%d server heartbeats and %d model-wait events during a 25 s model turn, want at least 2 of each (one per 10 s)", beats, waits)
+	// The server's beat fills only silences of half its period, so how the
+	// runtime's own wait events fall between its ticks decides whether it
+	// beats once or twice; on a loaded machine it was once.
+	if beats < 1 || waits < 2 {
+		t.Errorf("%d server heartbeats and %d model-wait events during a 25 s model turn, want at least one heartbeat and two wait events (one per 10 s)", beats, waits)
 	}
 }
 
