@@ -124,23 +124,38 @@ return tools.call("editor_context", {}).workspace_snapshot
 
 // flow.tools.sha256 gives crypto/sha256's digest for any bytes, on every
 // path it has: libcrypto's SHA256() (in use wherever libcrypto.so.3 is
-// installed), vim.fn.sha256 and the Lua code for strings with NUL bytes.
+// installed), vim.fn.sha256 and the Lua code for strings with NUL bytes,
+// which M.hex uses when LuaJIT's FFI is missing.
 func TestToolsSha256AllPaths(t *testing.T) {
 	inputs := []string{"", "abc", "a\x00b", strings.Repeat("x", 55), strings.Repeat("y", 64),
 		strings.Repeat("\xff\x00", 1000), strings.Repeat("0123456789", 100000)}
 	v := editor(t, t.TempDir(), false)
 	out := lua(t, v, `
 local sha = require("flow.tools.sha256")
-local res = { libcrypto = sha.uses_libcrypto(), hex = {}, lua = {}, vim = {} }
+local res = { libcrypto = sha.uses_libcrypto(), hex = {}, lua = {}, vim = {}, fallback = {} }
 for i, s in ipairs(select(1, ...)) do
   res.hex[i] = sha.hex(s)
   res.lua[i] = sha.lua(s)
   res.vim[i] = s:find("\0", 1, true) and res.lua[i] or vim.fn.sha256(s)
 end
+-- The module as it loads where LuaJIT's FFI is missing.
+local ffi = package.loaded.ffi
+package.loaded.ffi, package.preload.ffi = nil, function() error("no FFI here") end
+package.loaded["flow.tools.sha256"] = nil
+local plain = require("flow.tools.sha256")
+res.plain_libcrypto = plain.uses_libcrypto()
+for i, s in ipairs(select(1, ...)) do
+  res.fallback[i] = plain.hex(s)
+end
+package.loaded.ffi, package.preload.ffi = ffi, nil
+package.loaded["flow.tools.sha256"] = sha
 return res
 `, inputs)
 	res, _ := out.(map[string]any)
-	for _, path := range []string{"hex", "lua", "vim"} {
+	if res["plain_libcrypto"] != false {
+		t.Errorf("without the FFI, flow.tools.sha256 still claims libcrypto: %v", res["plain_libcrypto"])
+	}
+	for _, path := range []string{"hex", "lua", "vim", "fallback"} {
 		got, _ := res[path].([]any)
 		if len(got) != len(inputs) {
 			t.Fatalf("%s: %d digests for %d inputs", path, len(got), len(inputs))
