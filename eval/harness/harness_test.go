@@ -309,6 +309,25 @@ func TestToolCallSources(t *testing.T) {
 	}
 }
 
+func TestRepeatTurns(t *testing.T) {
+	call := map[string]any{"kind": "model_call"}
+	read := map[string]any{"tool": "file_read", "status": "ok"}
+	again := map[string]any{"tool": "file_read", "status": "ok", "repeated": true}
+	events := []map[string]any{
+		call, read, // a new call
+		call, again, // a turn of repeats
+		call, again, read, // a repeat and a new call
+		call,               // an answer without calls
+		call, again, again, // a turn of repeats, at the end
+	}
+	if got := repeatTurns(events); got != 2 {
+		t.Errorf("repeatTurns = %d, want 2", got)
+	}
+	if got := repeatTurns(nil); got != 0 {
+		t.Errorf("repeatTurns(nil) = %d, want 0", got)
+	}
+}
+
 // TestInterruptedRunIsNotAResult: a run cut short by the harness's own
 // interruption measured nothing; it stays pending instead of counting as a
 // failure.

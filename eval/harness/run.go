@@ -43,22 +43,25 @@ var agentTable = regexp.MustCompile(`(?m)^\s*\[\s*agent\s*\][^\n]*`)
 // Result is one task × repetition. Fields the run's report does not carry
 // are nil, so that a comparison never mistakes "unknown" for zero.
 type Result struct {
-	Task             string   `json:"task"`
-	Language         string   `json:"language"`
-	Kind             string   `json:"kind"`
-	Possible         bool     `json:"possible"`
-	Rep              int      `json:"rep"`
-	Status           string   `json:"status"`
-	Verified         bool     `json:"verified"`
-	AcceptancePassed bool     `json:"acceptance_passed"`
-	Pass             bool     `json:"pass"`
-	FalseVerified    bool     `json:"false_verified"`
-	ModelCalls       int      `json:"model_calls"`
-	ToolCalls        int      `json:"tool_calls"`
-	ToolCallsNative  *int     `json:"tool_calls_native"`
-	ToolCallsText    *int     `json:"tool_calls_from_text"`
-	ToolCallsRefused *int     `json:"tool_calls_refused"`
-	ToolErrors       int      `json:"tool_errors"`
+	Task             string `json:"task"`
+	Language         string `json:"language"`
+	Kind             string `json:"kind"`
+	Possible         bool   `json:"possible"`
+	Rep              int    `json:"rep"`
+	Status           string `json:"status"`
+	Verified         bool   `json:"verified"`
+	AcceptancePassed bool   `json:"acceptance_passed"`
+	Pass             bool   `json:"pass"`
+	FalseVerified    bool   `json:"false_verified"`
+	ModelCalls       int    `json:"model_calls"`
+	ToolCalls        int    `json:"tool_calls"`
+	ToolCallsNative  *int   `json:"tool_calls_native"`
+	ToolCallsText    *int   `json:"tool_calls_from_text"`
+	ToolCallsRefused *int   `json:"tool_calls_refused"`
+	ToolErrors       int    `json:"tool_errors"`
+	// RepeatTurns counts the model turns whose every tool call repeated one
+	// of the previous turn's (answered from it, not run again).
+	RepeatTurns      int      `json:"repeat_turns"`
 	PromptTokens     int      `json:"prompt_tokens"`
 	CompletionTokens int      `json:"completion_tokens"`
 	Cycles           int      `json:"cycles"`
@@ -303,6 +306,34 @@ func fillFromReport(res *Result, r *flowReport) {
 		res.ToolErrors += role.ToolErrors
 	}
 	res.ToolCallsNative, res.ToolCallsText, res.ToolCallsRefused = toolCallSources(r.Events)
+	res.RepeatTurns = repeatTurns(r.Events)
+}
+
+// repeatTurns counts the turns (a model_call event and the tool events
+// after it) that had tool calls, each marked repeated.
+func repeatTurns(events []map[string]any) int {
+	n, calls, repeats := 0, 0, 0
+	end := func() {
+		if calls > 0 && repeats == calls {
+			n++
+		}
+		calls, repeats = 0, 0
+	}
+	for _, e := range events {
+		if e["kind"] == "model_call" {
+			end()
+			continue
+		}
+		if _, ok := e["tool"].(string); !ok {
+			continue
+		}
+		calls++
+		if e["repeated"] == true {
+			repeats++
+		}
+	}
+	end()
+	return n
 }
 
 // toolCallSources counts the executed tool calls by where they came from,
