@@ -328,6 +328,19 @@ func TestRepeatTurns(t *testing.T) {
 	}
 }
 
+func TestFillFromReportSumsPromptEval(t *testing.T) {
+	var res Result
+	fillFromReport(&res, &flowReport{Events: []map[string]any{
+		{"kind": "model_call", "prompt_eval_ms": 1200.0},
+		{"tool": "file_read", "status": "ok", "prompt_eval_ms": 99.0}, // not a model call
+		{"kind": "model_call"},
+		{"kind": "model_call", "prompt_eval_ms": 300.0},
+	}})
+	if res.PromptEvalMS != 1500 {
+		t.Errorf("PromptEvalMS = %d, want 1500", res.PromptEvalMS)
+	}
+}
+
 // TestInterruptedRunIsNotAResult: a run cut short by the harness's own
 // interruption measured nothing; it stays pending instead of counting as a
 // failure.

@@ -61,7 +61,10 @@ type Result struct {
 	ToolErrors       int    `json:"tool_errors"`
 	// RepeatTurns counts the model turns whose every tool call repeated one
 	// of the previous turn's (answered from it, not run again).
-	RepeatTurns      int      `json:"repeat_turns"`
+	RepeatTurns int `json:"repeat_turns"`
+	// PromptEvalMS sums the model calls' prompt_eval_ms: the server's time
+	// evaluating prompts (native API; 0 when the report has none).
+	PromptEvalMS     int64    `json:"prompt_eval_ms"`
 	PromptTokens     int      `json:"prompt_tokens"`
 	CompletionTokens int      `json:"completion_tokens"`
 	Cycles           int      `json:"cycles"`
@@ -307,6 +310,11 @@ func fillFromReport(res *Result, r *flowReport) {
 	}
 	res.ToolCallsNative, res.ToolCallsText, res.ToolCallsRefused = toolCallSources(r.Events)
 	res.RepeatTurns = repeatTurns(r.Events)
+	for _, e := range r.Events {
+		if ms, ok := e["prompt_eval_ms"].(float64); ok && e["kind"] == "model_call" {
+			res.PromptEvalMS += int64(ms)
+		}
+	}
 }
 
 // repeatTurns counts the turns (a model_call event and the tool events

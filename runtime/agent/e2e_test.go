@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -49,7 +50,7 @@ func TestEndToEndOllama(t *testing.T) {
 			cfg.Models = config.Models{Planner: "plan:1b", Coder: "code:7b", Reviewer: "review:3b"}
 			srv := ollamatest.New(t,
 				ollamatest.Turn{Model: "plan:1b", ToolCalls: []ollamatest.Call{{ID: "call_p1", Name: "file_search", Arguments: args(map[string]any{"pattern": "println"})}}, PromptTokens: 10, CompletionTokens: 2},
-				ollamatest.Turn{Model: "plan:1b", Content: "1. Change the greeting in main.go.", PromptTokens: 20, CompletionTokens: 8},
+				ollamatest.Turn{Model: "plan:1b", Content: "1. Change the greeting in main.go.", PromptTokens: 20, CompletionTokens: 8, PromptEvalDuration: 250 * time.Millisecond},
 				ollamatest.Turn{Model: "code:7b", ToolCalls: []ollamatest.Call{{ID: "call_c1", Name: "file_edit", Arguments: args(map[string]any{
 					"path": "main.go", "old_string": `println("hello")`, "new_string": `println("hello, flow")`,
 				})}}},
@@ -75,6 +76,21 @@ func TestEndToEndOllama(t *testing.T) {
 			}
 			if rep.Usage.PromptTokens < 30 || rep.Usage.CompletionTokens < 10 {
 				t.Errorf("Usage = %+v, want at least the scripted 30/10", rep.Usage)
+			}
+			// The native API says how long the prompt took; the OpenAI one
+			// does not.
+			var evalMS []int64
+			for _, e := range rep.Events {
+				if e.Kind == report.EventModelCall {
+					evalMS = append(evalMS, e.PromptEvalMS)
+				}
+			}
+			want := []int64{0, 0, 0, 0, 0, 0, 0}
+			if api == config.APINative {
+				want[1] = 250
+			}
+			if !slices.Equal(evalMS, want) {
+				t.Errorf("model calls' prompt_eval_ms = %v, want %v", evalMS, want)
 			}
 			var chats []ollamatest.Recorded
 			for _, r := range srv.Requests() {

@@ -216,7 +216,7 @@ func writeDuration(b *strings.Builder, ms int64) {
 }
 
 // writeModelCall appends a model call's figures, for example
-// " (812+40 tokens, stop, 1 text tool call)".
+// " (812+40 tokens, prompt 5.1s, stop, 1 text tool call)".
 func writeModelCall(b *strings.Builder, c *report.Event) {
 	if c == nil {
 		return
@@ -224,6 +224,11 @@ func writeModelCall(b *strings.Builder, c *report.Event) {
 	var parts []string
 	if c.PromptTokens > 0 || c.CompletionTokens > 0 {
 		parts = append(parts, fmt.Sprintf("%d+%d tokens", c.PromptTokens, c.CompletionTokens))
+	}
+	if c.PromptEvalMS > 0 {
+		var d strings.Builder
+		writeDuration(&d, c.PromptEvalMS)
+		parts = append(parts, "prompt"+d.String())
 	}
 	if c.DoneReason != "" {
 		parts = append(parts, c.DoneReason)

@@ -17,6 +17,7 @@ func TestEventString(t *testing.T) {
 		{Event{Kind: EventModelReply, Role: "coder", Turn: 2, Message: "2 tool calls", DurationMS: 1234}, "coder    reply 2: 2 tool calls 1.2s"},
 		{Event{Kind: EventModelReply, Role: "coder", Turn: 1, Error: "Backend/protocol failure: boom"}, "coder    reply 1: Backend/protocol failure: boom"},
 		{Event{Kind: EventModelReply, Role: "coder", Turn: 3, Message: "1 tool call", DurationMS: 812, ModelCall: &report.Event{Kind: report.EventModelCall, PromptTokens: 812, CompletionTokens: 40, DoneReason: "stop", NativeToolCalls: 1}}, "coder    reply 3: 1 tool call 812ms (812+40 tokens, stop)"},
+		{Event{Kind: EventModelReply, Role: "coder", Turn: 1, Message: "1 tool call", DurationMS: 64000, ModelCall: &report.Event{Kind: report.EventModelCall, PromptTokens: 1346, CompletionTokens: 80, PromptEvalMS: 58300, DoneReason: "stop"}}, "coder    reply 1: 1 tool call 64.0s (1346+80 tokens, prompt 58.3s, stop)"},
 		{Event{Kind: EventModelReply, Role: "planner", Turn: 1, Message: "2 tool calls", ModelCall: &report.Event{Kind: report.EventModelCall, DoneReason: "stop", TextToolCalls: 2, Note: "verdict request"}}, "planner  reply 1: 2 tool calls (stop, 2 tool calls from text, verdict request)"},
 		{Event{Kind: EventToolEnd, Role: "coder", Tool: "file_read", Message: "a.go", Status: "ok", Repeated: true}, "coder    tool file_read a.go ok (repeated call: not run again, previous result reused)"},
 		{Event{Kind: EventToolStart, Role: "coder", Tool: "file_edit", Message: "src/a.go"}, "coder    tool file_edit src/a.go ..."},

@@ -349,7 +349,7 @@ func (r *run) callFormat(ctx context.Context, name string, turn int, st *report.
 	ev := report.Event{
 		Kind: report.EventModelCall, Role: name, Cycle: r.rep.Cycles, Turn: turn, Status: report.StatusOK,
 		DurationMS: ms, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-		DoneReason: resp.DoneReason, Note: note,
+		DoneReason: resp.DoneReason, Note: note, PromptEvalMS: resp.PromptEval.Milliseconds(),
 	}
 	if err != nil {
 		if ctx.Err() != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 )
 
 // Message roles.
@@ -77,6 +78,10 @@ type Response struct {
 	Message    Message
 	Usage      Usage
 	DoneReason string
+	// PromptEval is the time the server says it spent evaluating the
+	// prompt (Ollama's native prompt_eval_duration); 0 when it does not
+	// say. A prompt whose start the server had cached costs less of it.
+	PromptEval time.Duration
 }
 
 // Backend is a chat model server.

@@ -39,6 +39,10 @@ type Event struct {
 	// PromptTokens and CompletionTokens are the server's counts for the call.
 	PromptTokens     int `json:"prompt_tokens,omitempty"`
 	CompletionTokens int `json:"completion_tokens,omitempty"`
+	// PromptEvalMS is the server's time evaluating the prompt, when it
+	// says (the native API): most of a call's time on a CPU, less when the
+	// server had the prompt's start cached.
+	PromptEvalMS int64 `json:"prompt_eval_ms,omitempty"`
 	// DoneReason is the server's done_reason (native) or finish_reason
 	// (OpenAI), for example "stop", "length" or "tool_calls".
 	DoneReason string `json:"done_reason,omitempty"`

@@ -114,6 +114,9 @@ func TestLiveReplyShapes(t *testing.T) {
 				if resp.Usage.PromptTokens <= 0 || resp.Usage.CompletionTokens <= 0 {
 					t.Errorf("usage = %+v, want the server's token counts", resp.Usage)
 				}
+				if (resp.PromptEval > 0) != (api == "native") {
+					t.Errorf("prompt eval time = %v on the %s API, want the server's figure on native only", resp.PromptEval, api)
+				}
 			})
 		}
 	}

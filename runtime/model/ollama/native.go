@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"flow/runtime/model"
 )
@@ -49,12 +50,14 @@ type nativeFunction struct {
 
 // nativeChunk is one NDJSON line of a streamed /api/chat answer.
 type nativeChunk struct {
-	Message         *nativeMessage  `json:"message"`
-	Done            bool            `json:"done"`
-	DoneReason      string          `json:"done_reason"`
-	PromptEvalCount int             `json:"prompt_eval_count"`
-	EvalCount       int             `json:"eval_count"`
-	Error           json.RawMessage `json:"error"`
+	Message         *nativeMessage `json:"message"`
+	Done            bool           `json:"done"`
+	DoneReason      string         `json:"done_reason"`
+	PromptEvalCount int            `json:"prompt_eval_count"`
+	EvalCount       int            `json:"eval_count"`
+	// PromptEvalDuration is in nanoseconds.
+	PromptEvalDuration int64           `json:"prompt_eval_duration"`
+	Error              json.RawMessage `json:"error"`
 }
 
 func (c *Client) nativeBody(req model.Request) nativeRequest {
@@ -139,6 +142,9 @@ func (c *Client) chatNative(ctx context.Context, req model.Request) (model.Respo
 			out.Message.Content = string(content)
 			out.DoneReason = ch.DoneReason
 			out.Usage = model.Usage{PromptTokens: ch.PromptEvalCount, CompletionTokens: ch.EvalCount}
+			if ch.PromptEvalDuration > 0 {
+				out.PromptEval = time.Duration(ch.PromptEvalDuration)
+			}
 			return out, nil
 		}
 	}

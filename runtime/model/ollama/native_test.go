@@ -71,11 +71,12 @@ func jsonOf(t *testing.T, s string) any {
 func TestChatNative(t *testing.T) {
 	t.Parallel()
 	srv := ollamatest.New(t, ollamatest.Turn{
-		Thinking:         "secret reasoning",
-		Content:          "Reading the file now.",
-		ToolCalls:        []ollamatest.Call{{ID: "call_9", Name: "file_read", Arguments: `{"path":"a.go"}`}, {Name: "file_list", Arguments: `{"dir": "."}`}},
-		PromptTokens:     120,
-		CompletionTokens: 14,
+		Thinking:           "secret reasoning",
+		Content:            "Reading the file now.",
+		ToolCalls:          []ollamatest.Call{{ID: "call_9", Name: "file_read", Arguments: `{"path":"a.go"}`}, {Name: "file_list", Arguments: `{"dir": "."}`}},
+		PromptTokens:       120,
+		CompletionTokens:   14,
+		PromptEvalDuration: 1500 * time.Millisecond,
 	})
 	c := newClient(t, srv.URL, func(o *ollama.Options) { o.Think = true; o.Temperature = 0.5; o.ContextLength = 32768 })
 
@@ -100,6 +101,7 @@ func TestChatNative(t *testing.T) {
 		},
 		Usage:      model.Usage{PromptTokens: 120, CompletionTokens: 14},
 		DoneReason: "stop",
+		PromptEval: 1500 * time.Millisecond,
 	}
 	if !reflect.DeepEqual(resp, want) {
 		t.Errorf("Chat() = %+v, want %+v", resp, want)

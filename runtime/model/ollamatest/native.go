@@ -18,6 +18,8 @@ type nativeChunk struct {
 	TotalDuration   int64          `json:"total_duration,omitempty"`
 	PromptEvalCount int            `json:"prompt_eval_count,omitempty"`
 	EvalCount       int            `json:"eval_count,omitempty"`
+	// PromptEvalDuration is in nanoseconds, as Ollama sends it.
+	PromptEvalDuration int64 `json:"prompt_eval_duration,omitempty"`
 }
 
 type nativeMessage struct {
@@ -96,12 +98,13 @@ func nativeChunks(t Turn, modelName string) []any {
 	}
 	return append(out, nativeChunk{
 		Model: modelName, CreatedAt: now,
-		Message:         &nativeMessage{Role: "assistant"},
-		Done:            true,
-		DoneReason:      reason,
-		TotalDuration:   1,
-		PromptEvalCount: t.PromptTokens,
-		EvalCount:       t.CompletionTokens,
+		Message:            &nativeMessage{Role: "assistant"},
+		Done:               true,
+		DoneReason:         reason,
+		TotalDuration:      1,
+		PromptEvalCount:    t.PromptTokens,
+		EvalCount:          t.CompletionTokens,
+		PromptEvalDuration: t.PromptEvalDuration.Nanoseconds(),
 	})
 }
 

@@ -44,6 +44,8 @@ type Turn struct {
 	Oversize int
 	// PromptTokens and CompletionTokens are the usage counts reported.
 	PromptTokens, CompletionTokens int
+	// PromptEvalDuration is the prompt_eval_duration reported (native).
+	PromptEvalDuration time.Duration
 	// NoStream answers with one JSON object even when the request asks for
 	// a stream, as some OpenAI-compatible servers do.
 	NoStream bool
