@@ -63,6 +63,7 @@ local STATX_BASIC_STATS = 0x7ff
 local sx = ffi.new("struct flow_statx")
 local buf, cap = nil, 0
 
+-- luv's names of the file types (st_mode & S_IFMT).
 local types = {
   [0x8000] = "file",
   [0x4000] = "directory",
@@ -92,16 +93,8 @@ local function ts(t)
   return { sec = tonumber(t.tv_sec), nsec = tonumber(t.tv_nsec) }
 end
 
--- getftype()'s names of the types.
-local ftypes = {
-  [0x8000] = "file",
-  [0x4000] = "dir",
-  [0xA000] = "link",
-  [0x1000] = "fifo",
-  [0xC000] = "socket",
-  [0x2000] = "cdev",
-  [0x6000] = "bdev",
-}
+-- getftype()'s names where they differ from luv's.
+local vim_names = { directory = "dir", char = "cdev", block = "bdev" }
 
 --- The type of path itself (a final symlink is not followed) as Vim's
 --- getftype() names it: "file", "dir", "link", …; "" when path cannot be
@@ -112,7 +105,8 @@ function M.ftype(path)
   if C.statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_TYPE, sx) ~= 0 then
     return ""
   end
-  return ftypes[bit.band(sx.mode, 0xF000)] or "other"
+  local t = types[bit.band(sx.mode, 0xF000)]
+  return t and (vim_names[t] or t) or "other"
 end
 
 --- Opens path with the numeric open(2) flags, as luv's fs_open(path,
