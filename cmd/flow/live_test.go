@@ -96,17 +96,19 @@ func TestLiveDoctor(t *testing.T) {
 }
 
 // TestLiveRun runs a whole task through flow against a real Ollama on both
-// APIs: every role's model answers with an approving verdict, so the
-// planner's plan and the coder's summary are that text, and the reviewer
-// approves. It shows the chat template, the tool list and the streamed
-// replies survive a real server end to end.
+// APIs: the planner's and the reviewer's model answer with an approving
+// verdict (the planner takes it as its plan), and the coder's writes
+// calc.go with file_write until the repeat rule ends it. It shows the chat
+// template, the tool list, a tool call and the streamed replies survive a
+// real server end to end, through all three roles.
 func TestLiveRun(t *testing.T) {
 	srv := live.Start(t)
 	for _, api := range []string{"native", "openai"} {
 		t.Run(api, func(t *testing.T) {
 			ws := workspace(t)
 			writeFile(t, ws, "calc.go", "package calc\n\nfunc Add(a, b int) int { return a + b }\n")
-			cfg := liveConfig(t, ws, srv, "api = "+tomlString(api)+"\nmodel = "+tomlString(live.ModelVerdict.Name)+"\n[agent]\nmax_cycles = 1")
+			cfg := liveConfig(t, ws, srv, "api = "+tomlString(api)+"\nmodel = "+tomlString(live.ModelVerdict.Name)+
+				"\n[models]\ncoder = "+tomlString(live.ModelWrite.Name)+"\n[agent]\nmax_cycles = 1")
 			r := runFlow(t, ws, hermeticEnv(t), "run", "--trusted", "-c", cfg, "Check that Add adds.")
 			m := decode(t, r)
 			if m["status"] == "error" || m["status"] == "failed" {
@@ -127,8 +129,11 @@ func TestLiveRun(t *testing.T) {
 				t.Errorf("model_calls %v, usage %v: want three roles' calls with the server's token counts", m["model_calls"], usage)
 			}
 			got, _ := os.ReadFile(filepath.Join(ws, "calc.go"))
-			if !strings.Contains(string(got), "return a + b") {
-				t.Errorf("calc.go changed:\n%s", got)
+			if !strings.Contains(string(got), "// Add returns the sum of a and b.\nfunc Add(a, b int) int { return a + b }") {
+				t.Errorf("calc.go is not the coder's file_write:\n%s", got)
+			}
+			if changed := asStrings(m["changed_files"]); len(changed) != 1 || changed[0] != "calc.go" {
+				t.Errorf("changed_files = %v, want [calc.go]", changed)
 			}
 		})
 	}

@@ -116,6 +116,7 @@ type run struct {
 	checks  tools.CheckRunner // nil when no checks can run
 	rep     *report.Run
 	changed map[string]bool
+	writes  int     // file changes made by tools, each edit of a file counted
 	plan    string  // the planner's final answer
 	invoked int     // role invocations so far (the k of synthesised call ids)
 	window  *window // the prompt budget of the context window
@@ -292,11 +293,11 @@ func (r *run) execute(ctx context.Context) {
 		}
 		return
 	}
-	plan := planner.Summary
+	plan := withoutCode(planner.Summary)
 	r.plan, r.planner = plan, planner
 	if !r.cfg.Trusted {
 		r.rep.Status = report.StatusUnverified
-		r.rep.Summary = plan
+		r.rep.Summary = planner.Summary
 		r.rep.Reason = ReasonReadOnly
 		return
 	}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,14 +106,30 @@ func TestCoderAnsweringWithCodeIsToldOnce(t *testing.T) {
 		t.Errorf("coder's second call ends with %q, want the reminder", last.Content)
 	}
 
+	// A coder that only says what it changed is told the same.
 	dir = workspace(t, map[string]string{"a.go": "package a // broken\n"})
-	be = newScripted(t, say("1. Fix a.go."), say(code), say(code), say(verdict(true, "looks right")))
+	be = newScripted(t,
+		say("1. Fix a.go."),
+		say("I changed a.go so that it says fixed."),
+		do(tc("c1", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"})),
+		say("Edited a.go."),
+		say(verdict(true, "ok")),
+	)
 	rep = newHarness(t, testConfig(dir, goLint()), be).run(t, "fix a.go")
-	if rep.Verified || rep.Status == report.StatusOK || !strings.Contains(rep.Reason, "no change") && !strings.Contains(rep.Reason, "No file was changed") {
+	if rep.Status != report.StatusOK || !rep.Verified || be.left() != 0 {
+		t.Fatalf("claim without an edit: Run() = %s verified=%v (%s), %d replies left; want ok after the reminder", rep.Status, rep.Verified, rep.Reason, be.left())
+	}
+
+	// A coder that never edits does not verify, and no reviewer is asked
+	// about an empty change.
+	dir = workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	be = newScripted(t, say("1. Fix a.go."), say(code), say(code))
+	rep = newHarness(t, testConfig(dir, goLint()), be).run(t, "fix a.go")
+	if rep.Verified || rep.Status == report.StatusOK || !strings.Contains(rep.Reason, "made no change") {
 		t.Errorf("coder that never edited: %s verified=%v (%q), want not verified naming the missing change", rep.Status, rep.Verified, rep.Reason)
 	}
-	if be.left() != 0 {
-		t.Errorf("%d scripted replies left, want the reminder used once and the reviewer called", be.left())
+	if got := roleStatuses(rep); !slices.Equal(got, []string{"planner:ok", "coder:ok"}) || be.left() != 0 {
+		t.Errorf("roles %v, %d scripted replies left; want the reminder used once and no reviewer", got, be.left())
 	}
 }
 
@@ -124,14 +141,14 @@ func TestSameFailingCallThreeTurnsEndsTheRole(t *testing.T) {
 	bad := tc("c", "file_edit", map[string]any{"path": "a.go", "old_string": "absent text", "new_string": "x"})
 	cfg := testConfig(dir, goLint())
 	cfg.Agent.MaxIterations = 6
-	be := newScripted(t, say("1. Fix a.go."), do(bad), do(bad), do(bad), say(verdict(false, "nothing changed")))
+	be := newScripted(t, say("1. Fix a.go."), do(bad), do(bad), do(bad))
 	rep := newHarness(t, cfg, be).run(t, "fix a.go")
 	coder := rep.Roles[1]
 	if coder.Status != report.StatusUnverified || coder.Error != MsgStuck || coder.Turns != 3 {
 		t.Fatalf("coder = %s %q after %d turns, want unverified %q after 3", coder.Status, coder.Error, coder.Turns, MsgStuck)
 	}
 	if be.left() != 0 || !strings.Contains(rep.Reason, "kept making the same failing tool calls") {
-		t.Errorf("reason %q, %d replies left; want the stuck reason and the reviewer called", rep.Reason, be.left())
+		t.Errorf("reason %q, %d replies left; want the stuck reason and no reviewer (nothing changed)", rep.Reason, be.left())
 	}
 
 	// Two failing calls in turn (which the previous-turn repeat answer
@@ -139,13 +156,13 @@ func TestSameFailingCallThreeTurnsEndsTheRole(t *testing.T) {
 	// that fails twice between successes does not.
 	other := tc("d", "file_read", map[string]any{"path": "missing.go"})
 	read := tc("r", "file_read", map[string]any{"path": "a.go"})
-	be = newScripted(t, say("1. Fix a.go."), do(bad), do(other), do(bad), do(other), do(bad), say(verdict(false, "nothing changed")))
+	be = newScripted(t, say("1. Fix a.go."), do(bad), do(other), do(bad), do(other), do(bad))
 	rep = newHarness(t, cfg, be).run(t, "fix a.go")
 	if coder := rep.Roles[1]; coder.Error != MsgStuck || coder.Turns != 5 {
 		t.Errorf("alternating failures: coder %q after %d turns, want %q after 5", coder.Error, coder.Turns, MsgStuck)
 	}
 	cfg.Agent.MaxIterations = 8
-	be = newScripted(t, say("1. Fix a.go."), do(bad), do(read), do(bad), do(read), do(read), say("gave up"), say(verdict(false, "nothing changed")))
+	be = newScripted(t, say("1. Fix a.go."), do(bad), do(read), do(bad), do(read), do(read), say("gave up"), say("still no change"))
 	rep = newHarness(t, cfg, be).run(t, "fix a.go")
 	if coder := rep.Roles[1]; coder.Error == MsgStuck || be.left() != 0 {
 		t.Errorf("a call that failed twice among successes: coder %q after %d turns, %d replies left; want it to finish", coder.Error, coder.Turns, be.left())

@@ -43,6 +43,9 @@ const (
 	maxRepairChars      = 8000  // the repair summary of a repair cycle
 	maxReviewerEvidence = 8000  // the verification summary given to the reviewer
 	repairInstruction   = "Repair the concrete failures listed here. Do not change trust or configuration."
+	// repairNoChange replaces repairInstruction while the run has changed
+	// no file, whatever the last coder's summary claimed.
+	repairNoChange = "No file has changed in this run: the last answer only described a change. Make the change now with file_edit (or file_write), then run flow_check. Do not change trust or configuration."
 )
 
 // contextMeter tracks the size of a conversation as the character count of

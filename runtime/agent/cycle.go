@@ -53,7 +53,8 @@ func lowerFirst(s string) string {
 // verification stale when something changed underneath. What "verified"
 // means is the gate's (package verify); the cycle only orders the steps
 // and records what they found. The reviewer is skipped when the coder hit a
-// backend failure (the run ends in error).
+// backend failure (the run ends in error) and when no file changed (there
+// is nothing to review, and the run cannot verify).
 func (r *run) cycle(ctx context.Context, coderCtx map[string]any) cycleOutcome {
 	var o cycleOutcome
 	o.coder = r.role(ctx, config.RoleCoder, coderCtx)
@@ -76,6 +77,12 @@ func (r *run) cycle(ctx context.Context, coderCtx map[string]any) cycleOutcome {
 	r.emitVerification(v)
 	o.verification = v
 	if o.cancelled || o.coder.Status == report.StatusError {
+		return o
+	}
+	if len(o.changed) == 0 {
+		// An empty diff does no task, and the reviewer's prompt rejects
+		// it: the host says so without a model call (a small model's
+		// reviewer approved the coder's claim of a change instead).
 		return o
 	}
 

@@ -52,14 +52,15 @@ func TestPromptsIgnoreCWDAndWorkspace(t *testing.T) {
 	cwd := workspace(t, files)
 	t.Chdir(cwd)
 	cfg := testConfig(dir, goLint())
-	be := newScripted(t, say("plan"), say("done"), say(verdict(true, "ok")))
+	edit := tc("e", "file_edit", map[string]any{"path": "a.go", "old_string": "fixed", "new_string": "fixed again"})
+	be := newScripted(t, say("plan"), do(edit), say("done"), say(verdict(true, "ok")))
 	h := newHarness(t, cfg, be)
 	h.run(t, "task")
 	reqs := be.requests()
-	if len(reqs) != 3 {
-		t.Fatalf("got %d model calls, want 3", len(reqs))
+	if len(reqs) != 4 {
+		t.Fatalf("got %d model calls, want 4", len(reqs))
 	}
-	for i, role := range []string{"planner", "coder", "reviewer"} {
+	for i, role := range map[int]string{0: "planner", 1: "coder", 3: "reviewer"} {
 		want, _ := systemPrompt(role)
 		sys := reqs[i].Messages[0]
 		if sys.Role != model.RoleSystem || sys.Content != want {

@@ -79,9 +79,13 @@ type repairSummary struct {
 // repairContext is the coder's context in a repair cycle: the plan and a
 // bounded summary of what failed (at most maxRepairChars characters of JSON).
 func repairContext(plan string, o cycleOutcome) map[string]any {
+	instruction := repairInstruction
+	if len(o.changed) == 0 {
+		instruction = repairNoChange
+	}
 	summary := fit(maxRepairChars, func(l limits) any {
 		s := repairSummary{
-			Instruction:  repairInstruction,
+			Instruction:  instruction,
 			Verification: summariseVerification(o.verification, l, false),
 			Previous: roleSummary{
 				Status:  o.coder.Status,
@@ -89,13 +93,16 @@ func repairContext(plan string, o cycleOutcome) map[string]any {
 				Error:   truncateChars(o.coder.Error, l.text),
 			},
 		}
+		if len(o.changed) == 0 {
+			s.Previous.Summary = "" // a claim of a change that was not made
+		}
 		if o.reviewer.Role != "" {
 			s.Review = reviewSummary(o.reviewer, l)
 		}
 		return s
 	}, func() any {
 		return repairSummary{
-			Instruction: repairInstruction,
+			Instruction: instruction,
 			Verification: verificationSummary{
 				Status: o.verification.Status, Reason: truncateChars(o.verification.Reason, 200),
 				Omitted: "details omitted to stay within the context budget",

@@ -70,7 +70,7 @@ func (c *conversation) chars(withTools bool) int {
 // previous turn's is answered from that turn (see repeats). The reviewer's
 // final answer, when it holds no parsable verdict, is followed by one
 // verdict request with structured output (see [VerdictSchema]). A coder
-// whose answer holds a code block while no file changed is told once that
+// that answers while no file changed in this invocation is told once that
 // nothing was applied (msgNoChange), and a turn whose calls have each
 // failed twice before ends the role with [MsgStuck]. A turn that only
 // repeats the previous turn's calls gets one message saying that the next
@@ -103,7 +103,7 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 		nudged     bool               // the coder was told once that nothing changed
 		repeating  bool               // the last turn only repeated calls and was told so
 		failures   = map[string]int{} // failing results per call (callKey)
-		changedAt  = len(r.changed)
+		changedAt  = r.writes         // the run's writes before this invocation
 		seen       repeats
 		maxTurns   = r.cfg.Agent.MaxIterations
 		isReviewer = name == config.RoleReviewer
@@ -150,10 +150,10 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 			if isReviewer {
 				return r.finishReview(ctx, turn, st, conv, &prev, content, empty), conv.msgs
 			}
-			if name == config.RoleCoder && r.cfg.Trusted && !nudged && len(r.changed) == changedAt &&
-				turn < maxTurns && strings.Contains(content, "```") {
-				// A small model often answers with the code instead of
-				// writing it: tell it once.
+			if name == config.RoleCoder && r.cfg.Trusted && !nudged && r.writes == changedAt && turn < maxTurns {
+				// A small model often answers with the code, or with a
+				// claim that it changed a file, instead of changing it:
+				// tell it once.
 				nudged = true
 				conv.push(model.Message{Role: model.RoleUser, Content: msgNoChange})
 				continue
@@ -228,7 +228,7 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 		}
 		// In the evaluation's real-model runs, a role that had made a turn
 		// of repeats never made a new call afterwards.
-		if name == config.RoleCoder && len(r.changed) > changedAt {
+		if name == config.RoleCoder && r.writes > changedAt {
 			st.Status = report.StatusOK
 			if strings.TrimSpace(content) == "" {
 				st.Summary = msgRepeatDone
@@ -263,9 +263,9 @@ const msgRepeatDone = "(the coder repeated its last calls after changing files; 
 // emptyReplyAdvice ends the error of a role whose model replied empty.
 const emptyReplyAdvice = "use a model whose tool calls this server parses (check `flow doctor`), or a lower temperature"
 
-// msgNoChange is the one reminder a coder gets when it answers with code
-// but has changed no file.
-const msgNoChange = "No file has changed yet: the code in your answer was not applied. Make the change now with a file_edit call (or file_write for a new or wholly rewritten file). If the task really needs no change, answer again without code and say why."
+// msgNoChange is the one reminder a coder gets when it answers (with code,
+// or saying what it changed) but has changed no file.
+const msgNoChange = "Your answer changed no file: only file_edit and file_write change files. Make the change now with a file_edit call (or file_write for a new or wholly rewritten file). If the task really needs no further change, answer again without code and say why."
 
 // emptyReplyMessage is the corrective user message after an empty reply.
 func emptyReplyMessage(offered []model.Tool) string {

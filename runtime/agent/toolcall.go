@@ -97,6 +97,7 @@ func (r *run) execute1(ctx context.Context, role string, turn int, st *report.Ro
 	}
 	if res.Changed != "" {
 		r.changed[res.Changed] = true
+		r.writes++
 	}
 	ev := report.Event{
 		Role: role, Tool: c.Name, ToolCallID: c.ID, Status: status, Error: errMsg,

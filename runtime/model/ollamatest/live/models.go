@@ -45,6 +45,10 @@ var (
 	// ModelVerdict answers with a reviewer's approving verdict, which the
 	// planner and the coder take as their text answer.
 	ModelVerdict = Model{Name: "flowtest-verdict", Reply: `{"approved": true, "summary": "Nothing needed changing.", "issues": []}`}
+	// ModelWrite writes calc.go with file_write, in one <tool_call> block:
+	// a coder that changes a file.
+	ModelWrite = Model{Name: "flowtest-write", Reply: "<tool_call>\n" +
+		`{"name": "file_write", "arguments": {"path": "calc.go", "content": "package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int { return a + b }\n"}}` + "\n</tool_call>"}
 	// ModelSmallContext answers with plain text and was trained on a
 	// context of only SmallContextLength tokens.
 	ModelSmallContext = Model{Name: "flowtest-small-context", Reply: "Short context.", ContextLength: SmallContextLength}
@@ -53,7 +57,7 @@ var (
 // Models returns every test model, in the order the script creates them.
 func Models() []Model {
 	return []Model{ModelText, ModelCall, ModelTwoCalls, ModelStringArgs, ModelMalformed,
-		ModelUnoffered, ModelFenced, ModelBare, ModelVerdict, ModelSmallContext}
+		ModelUnoffered, ModelFenced, ModelBare, ModelVerdict, ModelWrite, ModelSmallContext}
 }
 
 // chatTemplate is a Qwen2.5-style chat template with tools, in Ollama's Go
