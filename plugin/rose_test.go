@@ -103,6 +103,7 @@ func TestRoseHelpPageCurrent(t *testing.T) {
 	}
 	cfg := config.Default()
 	cfg.Workspace, cfg.Trusted = root, true
+	cfg.Agent.Planner = config.PlannerAlways // the test scripts a planner turn
 	cfg.Checks = []config.Check{{Name: "lint", Cmd: []string{"grep", "-q", "package", "a.go"}, Timeout: 10000,
 		Required: true, Kind: config.KindLint, Filetypes: []string{"go"}}}
 	svc := agent.NewService(&cfg, env.ServiceOptions(agent.ServiceOptions{Backend: client, Version: "test"}))

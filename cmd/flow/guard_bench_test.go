@@ -46,7 +46,7 @@ func BenchmarkDemoRunBaseline(b *testing.B) {
 				}
 				agent := ""
 				if !mode.baseline {
-					agent = "[agent]\nbaseline = false\n"
+					agent = "[agent]\nplanner = \"always\"\nbaseline = false\n"
 				}
 				cfg := filepath.Join(dir, "ops.toml")
 				if err := os.WriteFile(cfg, []byte("workspace_dir = \"calc\"\n[ollama]\nbase_url = "+tomlString(srv.URL)+"\n"+agent+goChecks), 0o644); err != nil {

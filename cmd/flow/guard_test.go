@@ -56,6 +56,7 @@ func guardConfig(t *testing.T, ws, url, agent, checks, extra string) string {
 [ollama]
 base_url = `+tomlString(url)+`
 [agent]
+planner = "always" # the test scripts a planner turn
 max_cycles = 1
 `+agent+"\n"+checks+extra)
 }

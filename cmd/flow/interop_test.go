@@ -69,6 +69,7 @@ func TestTypeScriptSDKInterop(t *testing.T) {
 [ollama]
 base_url = `+tomlString(srv.URL)+`
 [agent]
+planner = "always" # the test scripts a planner turn
 max_cycles = 1
 [checks.lint]
 cmd = ["grep", "-q", "package", "a.go"]

@@ -33,7 +33,7 @@ func livePlannerRun(t *testing.T, srv *live.Server, api, planner string, files m
 		writeFile(t, ws, name, content)
 	}
 	cfg := liveConfig(t, ws, srv, "api = "+tomlString(api)+"\nmodel = "+tomlString(live.ModelVerdict.Name)+"\n"+ollamaLines+
-		"\n[models]\nplanner = "+tomlString(planner)+"\n[agent]\nmax_cycles = 1\n"+agentLines)
+		"\n[models]\nplanner = "+tomlString(planner)+"\n[agent]\nplanner = \"always\"\nmax_cycles = 1\n"+agentLines)
 	r := runFlow(t, ws, hermeticEnv(t), "run", "--trusted", "-c", cfg, "Check that Add adds.")
 	m := decode(t, r)
 	if r.code != 1 {

@@ -96,11 +96,12 @@ func TestLiveDoctor(t *testing.T) {
 }
 
 // TestLiveRun runs a whole task through flow against a real Ollama on both
-// APIs: the planner's and the reviewer's model answer with an approving
-// verdict (the planner takes it as its plan), and the coder's writes
-// calc.go with file_write until the repeat rule ends it. It shows the chat
+// APIs, with the default agent.planner = "auto": the workspace's one file
+// is in the brief, so the planner is skipped; the coder's model writes
+// calc.go with file_write until the repeat rule ends it, and the
+// reviewer's answers with an approving verdict. It shows the chat
 // template, the tool list, a tool call and the streamed replies survive a
-// real server end to end, through all three roles.
+// real server end to end.
 func TestLiveRun(t *testing.T) {
 	srv := live.Start(t)
 	for _, api := range []string{"native", "openai"} {
@@ -124,9 +125,12 @@ func TestLiveRun(t *testing.T) {
 			if reviewer == nil || reviewer["approved"] != true {
 				t.Errorf("reviewer = %v, want approved (roles %v)", reviewer, roles)
 			}
+			if p := roles[0].(map[string]any); p["role"] != "planner" || p["status"] != "skipped" {
+				t.Errorf("first role = %v, want the planner skipped", p)
+			}
 			usage, _ := m["usage"].(map[string]any)
 			if calls, _ := m["model_calls"].(float64); calls < 3 || usage["prompt_tokens"].(float64) <= calls || usage["completion_tokens"].(float64) < calls {
-				t.Errorf("model_calls %v, usage %v: want three roles' calls with the server's token counts", m["model_calls"], usage)
+				t.Errorf("model_calls %v, usage %v: want the coder's and the reviewer's calls with the server's token counts", m["model_calls"], usage)
 			}
 			got, _ := os.ReadFile(filepath.Join(ws, "calc.go"))
 			if !strings.Contains(string(got), "// Add returns the sum of a and b.\nfunc Add(a, b int) int { return a + b }") {

@@ -111,6 +111,7 @@ func addAScript(t *testing.T, lint string, extra ...ollamatest.Turn) (ws string,
 [ollama]
 base_url = `+tomlString(srv.URL)+`
 [agent]
+planner = "always" # the test scripts a planner turn
 max_cycles = 1
 [checks.lint]
 cmd = `+lint+`

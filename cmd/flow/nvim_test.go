@@ -152,6 +152,7 @@ func nvimConfig(t *testing.T, ws, url string, argv ...string) string {
 [ollama]
 base_url = `+tomlString(url)+`
 [agent]
+planner = "always" # the test scripts a planner turn
 max_cycles = 1
 [checks.lint]
 cmd = [`+strings.Join(q, ", ")+`]

@@ -46,6 +46,7 @@ func goConfig(t *testing.T, ws, url string, extra string) string {
 [ollama]
 base_url = `+tomlString(url)+`
 [agent]
+planner = "always" # the test scripts a planner turn
 max_cycles = 2
 [checks.vet]
 cmd = ["go", "vet", "./..."]

@@ -75,6 +75,7 @@ func TestServeTaskRun(t *testing.T) {
 [ollama]
 base_url = `+tomlString(srv.URL)+`
 [agent]
+planner = "always" # the test scripts a planner turn
 max_cycles = 1
 [checks.lint]
 cmd = ["sh", "-c", "test -e go-on || sleep 1; grep -q func a.go"]
@@ -316,6 +317,7 @@ func slowRunConfig(t *testing.T, delay time.Duration) (ws, cfg string, srv *olla
 [ollama]
 base_url = `+tomlString(srv.URL)+`
 [agent]
+planner = "always" # the test scripts a planner turn
 max_cycles = 1
 [checks.lint]
 cmd = ["grep", "-q", "func", "a.go"]

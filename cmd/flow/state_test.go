@@ -46,7 +46,7 @@ func TestModelCannotReachFlowState(t *testing.T) {
 		ollamatest.Turn{ToolCalls: writes},
 		ollamatest.Turn{Content: "never", Delay: time.Minute},
 	)
-	cfg := writeFile(t, home, ".config/flow/config.toml", "[ollama]\nbase_url = "+tomlString(srv.URL)+"\n[agent]\nmax_cycles = 1\n")
+	cfg := writeFile(t, home, ".config/flow/config.toml", "[ollama]\nbase_url = "+tomlString(srv.URL)+"\n[agent]\nplanner = \"always\"\nmax_cycles = 1\n")
 	first, out, errb := startFlow(t, home, env, "run", "--trusted", "-w", home, "task")
 	waitRequests(t, srv, 3) // the third request is the one after the tool calls
 	if _, err := os.Stat(filepath.Join(home, lock)); err != nil {

@@ -160,6 +160,7 @@ func TestTUIShowsTheModelAtWork(t *testing.T) {
 [ollama]
 base_url = `+tomlString(srv.URL)+`
 [agent]
+planner = "always" # the test scripts a planner turn
 max_cycles = 1
 [checks.lint]
 cmd = ["grep", "-q", "func A", "a.go"]

@@ -19,6 +19,7 @@ func plainConfig(t *testing.T, ws, url string) string {
 [ollama]
 base_url = `+tomlString(url)+`
 [agent]
+planner = "always" # the test scripts a planner turn
 max_cycles = 1
 [checks.lint]
 cmd = ["true"]

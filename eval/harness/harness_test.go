@@ -246,6 +246,11 @@ func TestScriptedRuns(t *testing.T) {
 			if strings.Join(r.ChangedFiles, ",") != strings.Join(c.changed, ",") {
 				t.Errorf("changed files %v, want %v", r.ChangedFiles, c.changed)
 			}
+			// The tasks' workspaces fit in the brief: agent.planner =
+			// "auto" skips the planner, and the scripts have no planner turn.
+			if len(r.Roles) == 0 || !strings.HasPrefix(r.Roles[0], "planner:skipped") {
+				t.Errorf("roles %v, want the planner skipped first", r.Roles)
+			}
 			if r.ModelCalls < 3 || r.ToolCalls < 1 || r.PromptTokens == 0 || r.CompletionTokens == 0 || r.WallMS <= 0 {
 				t.Errorf("figures not taken from the report: %+v", r)
 			}

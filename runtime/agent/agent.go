@@ -280,12 +280,17 @@ func (r *run) execute(ctx context.Context) {
 	if f := failingBefore(r.rep.Baseline); len(f) > 0 {
 		before["failing_checks_before_changes"] = f
 	}
-	planner := r.role(ctx, config.RolePlanner, before)
+	var planner report.Role
+	if why := r.plannerSkip(ctx); why != "" {
+		planner = r.skipRole(config.RolePlanner, why)
+	} else {
+		planner = r.role(ctx, config.RolePlanner, before)
+	}
 	if planner.Status == report.StatusCancelled {
 		r.cancel()
 		return
 	}
-	if planner.Status != report.StatusOK {
+	if planner.Status != report.StatusOK && planner.Status != report.StatusSkipped {
 		r.rep.Status = planner.Status
 		r.rep.Error = roleReason(r.cfg, planner)
 		if planner.Error == "" {
@@ -293,7 +298,10 @@ func (r *run) execute(ctx context.Context) {
 		}
 		return
 	}
-	plan := withoutCode(planner.Summary)
+	plan := ""
+	if planner.Status == report.StatusOK {
+		plan = withoutCode(planner.Summary)
+	}
 	r.plan, r.planner = plan, planner
 	if !r.cfg.Trusted {
 		r.rep.Status = report.StatusUnverified

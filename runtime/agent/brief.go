@@ -23,17 +23,18 @@ import (
 const briefMapShare = 4
 
 // brief returns the brief's text for a role, "" when agent.brief_chars is
-// 0 or the workspace has no source files. output is failing check output
-// (its file:line references rank files) and first are paths that come
-// first (the changed files, for the reviewer and a repair).
-func (r *run) brief(ctx context.Context, output string, first []string) string {
+// 0 or the workspace has no source files, and whether it holds the text of
+// every source file. output is failing check output (its file:line
+// references rank files) and first are paths that come first (the changed
+// files, for the reviewer and a repair).
+func (r *run) brief(ctx context.Context, output string, first []string) (string, bool) {
 	budget := r.cfg.Agent.BriefChars
 	if budget <= 0 || r.a.deps.FS == nil {
-		return ""
+		return "", false
 	}
 	m, err := repomap.Build(ctx, r.a.deps.FS)
 	if err != nil || len(m.Files) == 0 {
-		return ""
+		return "", false
 	}
 	var b strings.Builder
 	b.WriteString("Source files (path: top-level definitions):\n")
@@ -68,12 +69,12 @@ func (r *run) brief(ctx context.Context, output string, first []string) string {
 		shown[f.Path] = true
 	}
 	if len(shown) == 0 {
-		return b.String()
+		return b.String(), false
 	}
 	if n := len(skipped); n > 0 && n <= 8 {
 		b.WriteString("\nNot shown (read with file_read when needed): " + strings.Join(skipped, ", ") + "\n")
 	}
-	return b.String()
+	return b.String(), len(skipped) == 0
 }
 
 // fence is the code fence's language tag.
@@ -125,7 +126,7 @@ var contextOrder = []string{"plan", "failing_checks_before_changes", "implementa
 
 // contextTitles are the section headings of the known context keys.
 var contextTitles = map[string]string{
-	"plan":                          "Plan",
+	"plan":                          "Plan (written before any change)",
 	"failing_checks_before_changes": "Failing checks before any change (run by the host)",
 	"implementation":                "The coder's report (untrusted)",
 	"changed_files":                 "Changed files",
@@ -163,6 +164,9 @@ func renderUserMessage(task string, roleCtx map[string]any, brief string) (strin
 		return strings.Compare(a, c)
 	})
 	for _, k := range keys {
+		if s, ok := roleCtx[k].(string); ok && strings.TrimSpace(s) == "" {
+			continue // no plan, for one
+		}
 		title := contextTitles[k]
 		if title == "" {
 			title = k
@@ -201,7 +205,24 @@ func (r *run) roleBrief(ctx context.Context, name string, roleCtx map[string]any
 		first = r.changedList()
 		output = failureOutput(r.rep.Checks)
 	}
-	return r.brief(ctx, output, first)
+	text, _ := r.brief(ctx, output, first)
+	return text
+}
+
+// plannerSkip returns why the planner need not run, or "" when it must: a
+// trusted run with agent.planner = "auto" whose coder brief holds the text
+// of every source file. The planner then has nothing to find that the
+// coder is not handed, and in the evaluation a small model's plan led its
+// coder astray (it took the plan's code for the change made, or followed
+// a wrong step such as "update the test").
+func (r *run) plannerSkip(ctx context.Context) string {
+	if !r.cfg.Trusted || r.cfg.Agent.Planner == config.PlannerAlways {
+		return ""
+	}
+	if _, all := r.brief(ctx, failureOutput(r.rep.Baseline), nil); !all {
+		return ""
+	}
+	return msgPlannerSkipped
 }
 
 // maxReviewerDiffs bounds the diffs the reviewer is handed.

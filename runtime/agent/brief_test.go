@@ -45,7 +45,7 @@ func TestBriefHandsPlannerTheFailureAndTheFiles(t *testing.T) {
 		t.Errorf("file order: test %d, source %d, other %d; want the failing test, its source, then the rest", iTest, iSrc, iOther)
 	}
 	coder := be.requests()[1].Messages[1].Content
-	if !strings.Contains(coder, "Plan:\n1. Fix Add in calc/calc.go.\n") || !strings.Contains(coder, "calc_test.go:7: Add(1, 2)") {
+	if !strings.Contains(coder, "Plan (written before any change):\n1. Fix Add in calc/calc.go.\n") || !strings.Contains(coder, "calc_test.go:7: Add(1, 2)") {
 		t.Errorf("coder message lacks the plan or the failure:\n%s", coder)
 	}
 }

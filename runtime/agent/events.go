@@ -136,6 +136,9 @@ func (e Event) format(pad bool) string {
 		} else if e.Turn > 0 {
 			fmt.Fprintf(&b, " after %d turns", e.Turn)
 		}
+		if e.Message != "" {
+			b.WriteString(": " + e.Message)
+		}
 		writeDuration(&b, e.DurationMS)
 		writeProblem(&b, e.Error)
 	case EventModelTurn:

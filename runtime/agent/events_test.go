@@ -32,6 +32,7 @@ func TestEventString(t *testing.T) {
 		{Event{Kind: EventRunEnd, Status: "ok", DurationMS: 61000, Report: &report.Run{Verified: true, ModelCalls: 6, ToolCalls: 3, ChangedFiles: []string{"a.go"}}}, "run      ok verified (6 model calls, 3 tool calls, 1 changed) 61.0s"},
 		{Event{Kind: EventRunEnd, Status: "cancelled", Error: "cancelled"}, "run      cancelled: cancelled"},
 		{Event{Kind: EventRoleEnd, Role: "planner", Status: "ok", Turn: 1, DurationMS: 900}, "planner  ok after 1 turn 900ms"},
+		{Event{Kind: EventRoleEnd, Role: "planner", Status: "skipped", Message: "the coder has every file"}, "planner  skipped: the coder has every file"},
 		{Event{Kind: EventRunEnd, Status: "ok", Report: &report.Run{Verified: true, ModelCalls: 1, ToolCalls: 1}}, "run      ok verified (1 model call, 1 tool call, 0 changed)"},
 	}
 	for _, tc := range tests {

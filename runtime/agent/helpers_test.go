@@ -139,6 +139,9 @@ func testConfig(dir string, checks ...config.Check) *config.Config {
 	c.Trusted = true
 	c.Agent.MaxIterations = 4
 	c.Agent.MaxCycles = 1
+	// The tests script a planner; the skip of agent.planner = "auto" has
+	// its own (plan_test.go).
+	c.Agent.Planner = config.PlannerAlways
 	c.Checks = checks
 	return &c
 }

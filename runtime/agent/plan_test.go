@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"flow/runtime/config"
 	"flow/runtime/report"
 )
 
@@ -78,4 +80,67 @@ func TestRepairAfterNoChange(t *testing.T) {
 	if !strings.Contains(user, repairNoChange) || strings.Contains(user, "CLAIMED-FIX") {
 		t.Errorf("repair coder's message lacks the no-change instruction or repeats the claim:\n%s", user)
 	}
+}
+
+// TestPlannerSkippedWhenBriefHoldsEveryFile: with agent.planner = "auto" a
+// trusted run whose brief holds every source file starts with the coder,
+// records the planner as skipped with the reason, and can verify; a
+// workspace too big for the brief, a read-only run and "always" plan.
+func TestPlannerSkippedWhenBriefHoldsEveryFile(t *testing.T) {
+	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	cfg := testConfig(dir, goLint())
+	cfg.Agent.Planner = config.PlannerAuto
+	be := newScripted(t,
+		do(tc("c1", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"})),
+		say("Edited a.go."),
+		say(verdict(true, "ok")),
+	)
+	h := newHarness(t, cfg, be)
+	rep := h.run(t, "fix a.go")
+	if rep.Status != report.StatusOK || !rep.Verified || be.left() != 0 {
+		t.Fatalf("Run() = %s verified=%v (%s), %d replies left; want ok without a planner call", rep.Status, rep.Verified, rep.Reason, be.left())
+	}
+	if got := strings.Join(roleStatuses(rep), " "); got != "planner:skipped coder:ok reviewer:ok" {
+		t.Errorf("roles = %s, want the planner skipped", got)
+	}
+	if p := rep.Roles[0]; p.Summary != msgPlannerSkipped || p.Turns != 0 {
+		t.Errorf("planner = %+v, want the skip reason and no turns", p)
+	}
+	first := be.requests()[0]
+	if want, _ := systemPrompt(config.RoleCoder); first.Messages[0].Content != want || strings.Contains(first.Messages[1].Content, "Plan") {
+		t.Errorf("first call is not the coder's, or has a plan section:\n%s", first.Messages[1].Content)
+	}
+	var skipped []Event
+	h.mu.Lock()
+	events := slices.Clone(h.events)
+	h.mu.Unlock()
+	for _, e := range events {
+		if e.Kind == EventRoleEnd && e.Role == config.RolePlanner {
+			skipped = append(skipped, e)
+		}
+	}
+	if len(skipped) != 1 || skipped[0].Status != report.StatusSkipped || skipped[0].Message != msgPlannerSkipped {
+		t.Errorf("planner events = %+v, want one role_end skipped with the reason", skipped)
+	}
+
+	plans := func(name string, cfg *config.Config, steps ...step) {
+		t.Helper()
+		be := newScripted(t, steps...)
+		rep := newHarness(t, cfg, be).run(t, "fix a.go")
+		if len(rep.Roles) == 0 || rep.Roles[0].Role != config.RolePlanner || rep.Roles[0].Status != report.StatusOK || be.left() != 0 {
+			t.Errorf("%s: roles %v, %d replies left; want the planner to run", name, roleStatuses(rep), be.left())
+		}
+	}
+	edit := do(tc("c1", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"}))
+	big := workspace(t, map[string]string{"a.go": "package a // broken\n", "b.go": "package a\n\n// " + strings.Repeat("x", 900) + "\n"})
+	small := testConfig(big, goLint())
+	small.Agent.Planner, small.Agent.BriefChars = config.PlannerAuto, 600
+	plans("a file not in the brief", small, say("1. Fix a.go."), edit, say("Edited."), say(verdict(true, "ok")))
+
+	ro := testConfig(workspace(t, map[string]string{"a.go": "package a // broken\n"}), goLint())
+	ro.Agent.Planner, ro.Trusted = config.PlannerAuto, false
+	plans("read-only run", ro, say("1. Fix a.go."))
+
+	always := testConfig(workspace(t, map[string]string{"a.go": "package a // broken\n"}), goLint())
+	plans("always", always, say("1. Fix a.go."), edit, say("Edited."), say(verdict(true, "ok")))
 }

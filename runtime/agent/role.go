@@ -37,6 +37,15 @@ func (r *run) role(ctx context.Context, name string, roleCtx map[string]any) rep
 	return st
 }
 
+// skipRole records role name as skipped for the reason why, with a role
+// end event that says so.
+func (r *run) skipRole(name, why string) report.Role {
+	st := report.Role{Role: name, Model: r.cfg.ModelFor(name), Status: report.StatusSkipped, Summary: why}
+	r.rep.Roles = append(r.rep.Roles, st)
+	r.emit(Event{Kind: EventRoleEnd, Role: name, Status: st.Status, Message: why})
+	return st
+}
+
 // conversation is one role invocation's message list with its two size
 // accounts: the context meter (max_context_chars) and the prompt size the
 // context window check uses.
@@ -258,6 +267,11 @@ func msgRepeatTurn(role string) string {
 
 // msgRepeatDone is the summary of a coder that changed files and then only
 // repeated its calls, when its last reply had no text.
+// msgPlannerSkipped is the skipped planner's summary: why it did not run.
+const msgPlannerSkipped = "the coder is handed the text of every source file, so there is nothing for a planner to find (agent.planner = \"auto\"; set it to \"always\" to plan anyway)"
+
+// msgRepeatDone is the coder's summary when it ended by repeating calls
+// and its last reply had no text.
 const msgRepeatDone = "(the coder repeated its last calls after changing files; its change is judged as it stands)"
 
 // emptyReplyAdvice ends the error of a role whose model replied empty.

@@ -82,7 +82,16 @@ type Agent struct {
 	// the source files and the text of the files the task most likely
 	// concerns. 0 hands none (the roles navigate with the file tools).
 	BriefChars int `json:"brief_chars"`
+	// Planner is PlannerAuto (skip the planner of a trusted run when the
+	// brief holds every source file of the workspace) or PlannerAlways.
+	Planner string `json:"planner"`
 }
+
+// The values of agent.planner.
+const (
+	PlannerAuto   = "auto"
+	PlannerAlways = "always"
+)
 
 // Check is one named check.
 type Check struct {
@@ -117,6 +126,7 @@ func Default() Config {
 			MaxTaskChars:    16000,
 			Baseline:        true,
 			BriefChars:      8000,
+			Planner:         PlannerAuto,
 		},
 		Checks:   []Check{},
 		Warnings: []string{},

@@ -260,12 +260,19 @@ func (d *decoder) agent(t map[string]any) {
 	for i, f := range agentFields {
 		allowed[i] = f.name
 	}
-	d.rejectUnknown("agent", t, append(allowed, "baseline"))
+	d.rejectUnknown("agent", t, append(allowed, "baseline", "planner"))
 	if v, ok := t["baseline"]; ok {
 		if b, ok := v.(bool); ok {
 			d.out.cfg.Agent.Baseline = b
 		} else {
 			d.p.add("agent.baseline must be a boolean")
+		}
+	}
+	if v, ok := t["planner"]; ok {
+		if s, ok := v.(string); ok && validPlanner(s) {
+			d.out.cfg.Agent.Planner = s
+		} else {
+			d.p.add("%s", plannerMessage)
 		}
 	}
 	for _, f := range agentFields {

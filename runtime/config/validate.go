@@ -71,6 +71,11 @@ var agentFields = []struct {
 	{"brief_chars", intRange{0, 100000}, func(a *Agent) *int { return &a.BriefChars }},
 }
 
+// plannerMessage is the problem of a bad agent.planner.
+const plannerMessage = `agent.planner must be "auto" (skip the planner when the brief holds every source file) or "always"`
+
+func validPlanner(s string) bool { return s == PlannerAuto || s == PlannerAlways }
+
 // checkKinds is the set of supported check kinds.
 var checkKinds = map[string]bool{
 	KindCheck: true, KindTest: true, KindLint: true,
@@ -106,6 +111,9 @@ func (c *Config) Validate() error {
 		if !f.rng.contains(int64(*f.field(&c.Agent))) {
 			p.add("%s", f.rng.message("agent."+f.name))
 		}
+	}
+	if c.Agent.Planner != "" && !validPlanner(c.Agent.Planner) { // "" (a Config built by code): auto
+		p.add("%s", plannerMessage)
 	}
 	if len(c.Checks) > MaxChecks {
 		p.add("%s", tooManyChecks)

@@ -51,6 +51,8 @@ func TestParseVerifyInvalid(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, doc, want string }{
 		{"numeric baseline", "[agent]\nbaseline = 1", "agent.baseline must be a boolean"},
+		{"unknown planner", "[agent]\nplanner = \"never\"", `agent.planner must be "auto" (skip the planner when the brief holds every source file) or "always"`},
+		{"numeric planner", "[agent]\nplanner = 1", `agent.planner must be "auto" (skip the planner when the brief holds every source file) or "always"`},
 		{"verify not a table", "verify = 1", "verify must be a TOML table"},
 		{"unknown key", "[verify]\nallow_test_edit = true", "Unknown verify options: allow_test_edit (did you mean allow_test_edits?)"},
 		{"string tests", "[verify]\ntests = \"*_spec.lua\"", `verify.tests must be an array of glob strings, for example ["spec/**/*.lua"]`},

@@ -25,6 +25,9 @@ const (
 	StatusUnavailable = "unavailable"
 	StatusCancelled   = "cancelled"
 	StatusBusy        = "busy"
+	// StatusSkipped is a role the host chose not to run (the planner with
+	// agent.planner = "auto"); its summary says why.
+	StatusSkipped = "skipped"
 )
 
 // SourceCheck is the source tag of every configured check result.

@@ -175,12 +175,14 @@ type Roles struct {
 }
 
 // Verified reports whether the cycle is verified: all of SPEC §8. The
-// planner and the coder finished ok (item 1), the verification is verified
+// planner finished ok or was skipped by the host (agent.planner = "auto"),
+// the coder finished ok (item 1), the verification is verified
 // (items 2, 3 and 5, from Verify and Recheck), and the reviewer finished ok
 // with a structured verdict that approves (item 4).
 func (p *Pass) Verified(roles Roles) bool {
 	approved := roles.Reviewer.Approved
-	return roles.Planner.Status == report.StatusOK &&
+	planned := roles.Planner.Status == report.StatusOK || roles.Planner.Status == report.StatusSkipped
+	return planned &&
 		roles.Coder.Status == report.StatusOK &&
 		roles.Reviewer.Status == report.StatusOK && approved != nil && *approved &&
 		p.v.Verified
