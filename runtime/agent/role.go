@@ -265,13 +265,11 @@ func msgRepeatTurn(role string) string {
 		"Repeating them once more ends your turn. " + next
 }
 
-// msgRepeatDone is the summary of a coder that changed files and then only
-// repeated its calls, when its last reply had no text.
 // msgPlannerSkipped is the skipped planner's summary: why it did not run.
 const msgPlannerSkipped = "the coder is handed the text of every source file, so there is nothing for a planner to find (agent.planner = \"auto\"; set it to \"always\" to plan anyway)"
 
-// msgRepeatDone is the coder's summary when it ended by repeating calls
-// and its last reply had no text.
+// msgRepeatDone is the summary of a coder that changed files and then only
+// repeated its calls, when its last reply had no text.
 const msgRepeatDone = "(the coder repeated its last calls after changing files; its change is judged as it stands)"
 
 // emptyReplyAdvice ends the error of a role whose model replied empty.
