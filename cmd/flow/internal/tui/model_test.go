@@ -78,6 +78,7 @@ func TestStatusRendering(t *testing.T) {
 func runScript(rt *fakeRuntime) {
 	rt.events = []agent.Event{
 		{Kind: agent.EventRunStart, RunID: "r-42", Message: "fix the bug"},
+		{Kind: agent.EventRoleEnd, Role: "planner", Status: "skipped", Message: "the coder has every file"},
 		{Kind: agent.EventRoleStart, Role: "coder", Message: "qwen3"},
 		{Kind: agent.EventModelTurn, Role: "coder", Turn: 1},
 		{Kind: agent.EventModelReply, Role: "coder", Turn: 1, Status: "ok", DurationMS: 800},
@@ -116,6 +117,7 @@ func TestRunShowsLiveEventsThenSummary(t *testing.T) {
 	assertContains(t, live,
 		"› fix the bug",
 		"run  started  r-42",
+		"planner  skipped  the coder has every file",
 		"coder  start  qwen3",
 		"coder  turn 1  ok  800ms",
 		"coder  file_edit main.go  ok  3ms",

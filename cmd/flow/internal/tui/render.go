@@ -59,7 +59,7 @@ func eventLine(e agent.Event) (line logLine, key string, ok bool) {
 		if e.Turn > 0 {
 			turns = plural(e.Turn, "turn")
 		}
-		return cols(kindOfStatus(e.Status), e.Role, e.Status, turns, duration(e.DurationMS), problem()), "", true
+		return cols(kindOfStatus(e.Status), e.Role, e.Status, turns, duration(e.DurationMS), oneLine(e.Message, detailWidth), problem()), "", true
 	case agent.EventModelTurn:
 		return cols(lineDim, e.Role, fmt.Sprintf("turn %d", e.Turn), "…"), turnKey, true
 	case agent.EventModelReply:

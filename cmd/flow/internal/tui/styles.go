@@ -116,6 +116,8 @@ func kindOfStatus(status string) lineKind {
 		return lineError
 	case "":
 		return lineText
+	case "skipped": // a role the host chose not to run
+		return lineDim
 	default: // unverified, stale, cancelled, busy, unavailable
 		return lineWarn
 	}
