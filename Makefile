@@ -60,6 +60,7 @@ fuzz: ## run each fuzz target for FUZZTIME executions (default 30000x)
 	$(GO) test -run='^$$' -fuzz='^FuzzValidPath$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./bufferfs
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./runtime/config
 	$(GO) test -run='^$$' -fuzz='^FuzzToolArgs$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./runtime/tools
+	$(GO) test -run='^$$' -fuzz='^FuzzSpaceMatches$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./runtime/tools
 	$(GO) test -run='^$$' -fuzz='^FuzzTextToolCalls$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./runtime/model
 	$(GO) test -run='^$$' -fuzz='^FuzzFrames$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./mcp
 	$(GO) test -run='^$$' -fuzz='^FuzzVerdict$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./runtime/agent

@@ -32,7 +32,8 @@ type editBody struct {
 	Bytes        int    `json:"bytes"`
 	SHA256       string `json:"sha256"`
 	// Matched says which lines were replaced when old_string matched only
-	// with whitespace ignored; absent for an exact match.
+	// with indentation or whitespace runs ignored; absent for an exact
+	// match.
 	Matched string `json:"matched,omitempty"`
 }
 
@@ -90,7 +91,7 @@ func (r *Registry) editLines(ctx context.Context, p string, f bufferfs.File, old
 	starts := m.find(oldLines)
 	switch {
 	case len(starts) == 0:
-		return errorResult(editNotFound(f.Data, oldS, shown, false))
+		return r.editSpaces(ctx, p, f, oldS, newS, shown)
 	case len(starts) > 1:
 		return errorf("old_string was not found exactly in %s, and ignoring indentation and trailing whitespace it matches %d places: %s; "+
 			"add more surrounding lines to old_string, copied with file_read, so that it matches only one",
@@ -113,6 +114,38 @@ func (r *Registry) editLines(ctx context.Context, p string, f bufferfs.File, old
 			"to the file leaves them unchanged; put the changed text in new_string", lines, shown)
 	}
 	matched := lines + ", ignoring indentation and trailing whitespace"
+	return r.apply(ctx, FileEdit, p, f, data, func(path string) any {
+		return editBody{Status: report.StatusOK, Path: path, Replacements: 1, Bytes: len(data), SHA256: sha256Hex(data), Matched: matched}
+	})
+}
+
+// editSpaces is file_edit when old_string matches neither exactly nor line
+// by line: it replaces the one place whose text equals old_string with
+// every whitespace run, line breaks included, taken as one space (see
+// spaceMatches) by new_string, and says so in the result's matched.
+func (r *Registry) editSpaces(ctx context.Context, p string, f bufferfs.File, oldS, newS, shown string) Result {
+	found := spaceMatches(f.Data, oldS, maxCandidatesShown+1)
+	switch {
+	case len(found) == 0:
+		return errorResult(editNotFound(f.Data, oldS, shown, false))
+	case len(found) > 1:
+		return errorf("old_string was not found exactly in %s, and ignoring differences of whitespace and line breaks it matches %d places or more; "+
+			"add more surrounding lines to old_string, copied with file_read, so that it matches only one", shown, len(found))
+	}
+	lo, hi := found[0][0], found[0][1]
+	var buf bytes.Buffer
+	buf.Grow(len(f.Data) + len(newS))
+	buf.Write(f.Data[:lo])
+	buf.WriteString(trimLikeOld(oldS, newS))
+	buf.Write(f.Data[hi:])
+	data := buf.Bytes()
+	first, last := lineOf(f.Data, lo), lineOf(f.Data, hi-1)
+	lines := lineRange(first, last-first+1)
+	if bytes.Equal(data, f.Data) {
+		return errorf("old_string matches %s of %s ignoring differences of whitespace and line breaks, and new_string leaves them unchanged; "+
+			"put the changed text in new_string", lines, shown)
+	}
+	matched := lines + ", ignoring differences of whitespace and line breaks"
 	return r.apply(ctx, FileEdit, p, f, data, func(path string) any {
 		return editBody{Status: report.StatusOK, Path: path, Replacements: 1, Bytes: len(data), SHA256: sha256Hex(data), Matched: matched}
 	})

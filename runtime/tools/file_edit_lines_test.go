@@ -58,6 +58,19 @@ func TestFileEditLines(t *testing.T) {
 		{"replace_all is exact only", "\tv\n",
 			map[string]any{"old_string": "  v\n", "new_string": "w\n", "replace_all": true}, "\tv\n", "",
 			[]string{"replace_all=true replaces exact occurrences only", "set replace_all to false"}},
+		{"lines joined into one", "export function camelCase(s) {\n  const words = s.split(\" \");\n  return words\n    .map((w) => w)\n    .join(\"\");\n}\n",
+			map[string]any{"old_string": "const words = s.split(\" \"); return words .map((w) => w)", "new_string": "const words = s.split(/[ _-]+/); return words .map((w) => w)"},
+			"export function camelCase(s) {\n  const words = s.split(/[ _-]+/); return words .map((w) => w)\n    .join(\"\");\n}\n",
+			"lines 2-4, ignoring differences of whitespace and line breaks", nil},
+		{"a line broken in two", "x = f(a, b)\ny = 2\n",
+			map[string]any{"old_string": "x = f(a,\n      b)", "new_string": "x = f(a, c)"}, "x = f(a, c)\ny = 2\n",
+			"line 1, ignoring differences of whitespace and line breaks", nil},
+		{"outer whitespace of old_string kept out", "x a\nb y\n",
+			map[string]any{"old_string": " a  b ", "new_string": " c "}, "x c y\n",
+			"lines 1-2, ignoring differences of whitespace and line breaks", nil},
+		{"two places ignoring whitespace refused", "a  b\nc\na b\n",
+			map[string]any{"old_string": "a\n b", "new_string": "z"}, "a  b\nc\na b\n", "",
+			[]string{"ignoring differences of whitespace and line breaks it matches 2 places or more"}},
 		{"not found names the nearest line", "package a\n\nfunc add(a, b int) int {\n\treturn a - b\n}\n",
 			map[string]any{"old_string": "\treturn a + b\n", "new_string": "\treturn a * b\n"},
 			"package a\n\nfunc add(a, b int) int {\n\treturn a - b\n}\n", "",
@@ -95,6 +108,34 @@ func TestFileEditLines(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzSpaceMatches: every range spaceMatches returns holds old_string's
+// text with whitespace runs collapsed, within the data, in order, and
+// with whitespace (or an end of the data) where old_string has it outside.
+func FuzzSpaceMatches(f *testing.F) {
+	f.Add([]byte("func f() {\n\treturn x\n}\n"), "f() { return x }")
+	f.Add([]byte("a  b\nc\na b\n"), "a\n b")
+	f.Add([]byte("\tfret x"), "  ret")
+	f.Fuzz(func(t *testing.T, data []byte, old string) {
+		prev := -1
+		for _, m := range spaceMatches(data, old, 16) {
+			lo, hi := m[0], m[1]
+			if lo <= prev || lo >= hi || hi > len(data) {
+				t.Fatalf("range %v after %d in %d bytes", m, prev, len(data))
+			}
+			prev = lo
+			if got, want := collapseSpaces(string(data[lo:hi])), collapseSpaces(old); got != want {
+				t.Fatalf("data[%d:%d] = %q collapses to %q, want %q", lo, hi, data[lo:hi], got, want)
+			}
+			if isSpaceByte(data[lo]) || isSpaceByte(data[hi-1]) {
+				t.Fatalf("range %v starts or ends with whitespace", m)
+			}
+			if isSpaceByte(old[0]) && lo > 0 && !isSpaceByte(data[lo-1]) {
+				t.Fatalf("range %v has no whitespace before it, as old_string has", m)
+			}
+		}
+	})
 }
 
 // FuzzFileEditLines: a tolerant line replacement never changes bytes

@@ -27,7 +27,7 @@ func TestFileEdit(t *testing.T) {
 		{"keeps invalid UTF-8 elsewhere", "\xff old \xfe", map[string]any{"old_string": "old", "new_string": "new"}, "\xff new \xfe", 1, ""},
 		{"absent", "hello\n", map[string]any{"old_string": "bye", "new_string": "x"}, "hello\n", 0,
 			"old_string was not found in f.txt; the file differs from what you expect: call file_read on it"},
-		{"absent with whitespace hint", "\tret x\n", map[string]any{"old_string": "    ret", "new_string": "x"}, "\tret x\n", 0,
+		{"absent with whitespace hint", "\tfret x\n", map[string]any{"old_string": "    ret", "new_string": "x"}, "\tfret x\n", 0,
 			"different leading or trailing whitespace"},
 		{"twice", "v v\n", map[string]any{"old_string": "v", "new_string": "w"}, "v v\n", 0,
 			"old_string occurs 2 times in f.txt; add surrounding lines to old_string so that it matches exactly once, or set replace_all to true"},
