@@ -48,8 +48,9 @@ type Map struct {
 	Truncated bool
 }
 
-// language returns the language of a source path, or "".
-func language(p string) string {
+// Language returns the language of a source path ("go", "python",
+// "javascript", "typescript"), or "" for a path the map does not cover.
+func Language(p string) string {
 	switch path.Ext(p) {
 	case ".go":
 		return "go"
@@ -76,7 +77,7 @@ func Build(ctx context.Context, fsys bufferfs.FS) (Map, error) {
 			m.Truncated = true
 			return fs.SkipAll
 		}
-		lang := language(p)
+		lang := Language(p)
 		if lang == "" {
 			return nil
 		}
@@ -284,7 +285,7 @@ func partners(p string) []string {
 	ext := path.Ext(base)
 	stem := strings.TrimSuffix(base, ext)
 	var out []string
-	switch language(p) {
+	switch Language(p) {
 	case "go":
 		if s, ok := strings.CutSuffix(stem, "_test"); ok {
 			out = append(out, dir+s+ext)

@@ -48,9 +48,9 @@ func (r *Registry) fileEdit(ctx context.Context, args fileEditArgs) Result {
 	}
 	f, err := r.fs.Read(ctx, p, bufferfs.MaxFileBytes)
 	if err != nil {
-		if alt, ok := r.missingAlternative(ctx, p, err); ok {
+		if alt, note, ok := r.missingAlternative(ctx, p, err); ok {
 			args.Path = alt
-			return withNote(r.fileEdit(ctx, args), resolvedNote(p, alt))
+			return withNote(r.fileEdit(ctx, args), note)
 		}
 		return fsError(FileEdit, p, err)
 	}

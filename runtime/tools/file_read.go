@@ -53,9 +53,9 @@ func (r *Registry) fileRead(ctx context.Context, args fileReadArgs) Result {
 	}
 	f, err := r.fs.Read(ctx, p, bufferfs.MaxFileBytes)
 	if err != nil {
-		if alt, ok := r.missingAlternative(ctx, p, err); ok {
+		if alt, note, ok := r.missingAlternative(ctx, p, err); ok {
 			args.Path = alt
-			return withNote(r.fileRead(ctx, args), resolvedNote(p, alt))
+			return withNote(r.fileRead(ctx, args), note)
 		}
 		return fsError(FileRead, p, err)
 	}

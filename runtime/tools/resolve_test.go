@@ -9,7 +9,8 @@ import (
 
 // TestMissingPathResolves: file_read and file_edit of a path that does not
 // exist use the one file it can only mean (a made-up leading folder
-// dropped, or a bare name unique in the workspace) and say so; anything
+// dropped, a bare name unique in the workspace, or the one file of the
+// language that defines the function the name is made of) and say so; anything
 // ambiguous, and file_write, keep today's behaviour.
 func TestMissingPathResolves(t *testing.T) {
 	d := newDisk(t, true, map[string]string{
@@ -17,6 +18,9 @@ func TestMissingPathResolves(t *testing.T) {
 		"pkg/deep/util.go": "package deep\n",
 		"a/dup.go":         "package a\n",
 		"b/dup.go":         "package b\n",
+		"strings.js":       "export function camelCase(s) {\n  return s;\n}\n",
+		"x.js":             "export function twice(s) {}\n",
+		"y.js":             "export function twice(s) {}\n",
 	})
 	r := New(d, Options{Trusted: true})
 	for _, tc := range []struct {
@@ -31,6 +35,10 @@ func TestMissingPathResolves(t *testing.T) {
 		{"bare name in two folders", "file_read", `{"path":"dup.go"}`, "", "file not found: dup.go"},
 		{"leading folder dropped (edit)", "file_edit", `{"path":"src/inventory.go","old_string":"old","new_string":"new"}`, "inventory.go", ""},
 		{"other folder is not guessed", "file_read", `{"path":"src/util.go"}`, "", "file not found: src/util.go"},
+		{"named after the one function (read)", "file_read", `{"path":"src/camelCase.js"}`, "strings.js", ""},
+		{"named after the one function (edit)", "file_edit", `{"path":"camelCase.js","old_string":"return s;","new_string":"return s.trim();"}`, "strings.js", ""},
+		{"a function defined twice", "file_read", `{"path":"twice.js"}`, "", "file not found: twice.js"},
+		{"a function of another language", "file_read", `{"path":"camelCase.py"}`, "", "file not found: camelCase.py"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, body := call(t, r, "coder", tc.tool, tc.args)
@@ -44,6 +52,12 @@ func TestMissingPathResolves(t *testing.T) {
 				t.Fatalf("%s %s = %s, want ok on %s with a note", tc.tool, tc.args, res.Content, tc.wantPath)
 			}
 		})
+	}
+	if _, body := call(t, r, "coder", "file_read", `{"path":"src/camelCase.js"}`); body["note"] != "src/camelCase.js does not exist; used strings.js, the only file that defines camelCase. Use the path strings.js from now on." {
+		t.Errorf("note = %q, want the defining file named", body["note"])
+	}
+	if got, _ := os.ReadFile(filepath.Join(d.Root(), "strings.js")); !strings.Contains(string(got), "return s.trim();") {
+		t.Errorf("strings.js = %q, want the edit applied to it", got)
 	}
 	if got, _ := os.ReadFile(filepath.Join(d.Root(), "inventory.go")); string(got) != "package inventory // new\n" {
 		t.Errorf("inventory.go = %q, want the edit applied to it", got)
