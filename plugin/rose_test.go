@@ -72,7 +72,7 @@ func (s *syncBuffer) String() string {
 // refuses checks; the log records each bridge call; the editor's errors
 // reach the model without Lua's position.
 func TestRoseHelpPageCurrent(t *testing.T) {
-	root := workspace(t, map[string]string{"a.go": "package a // broken\n", "b.go": "package a\n"})
+	root := workspace(t, map[string]string{"a.go": "package a; var broken int\n", "b.go": "package a\n"})
 	sock := filepath.Join(privateDir(t), "nvim.sock")
 	nvimtest.Listen(t, sock, nvimtest.Options{Dir: root})
 	disk, err := bufferfs.NewDisk(root, bufferfs.DiskOptions{Trusted: true})
@@ -118,7 +118,7 @@ func TestRoseHelpPageCurrent(t *testing.T) {
 		ollamatest.Turn{ToolCalls: []ollamatest.Call{
 			{ID: "c0", Name: "editor_context", Arguments: `{}`},
 			{ID: "c1", Name: "file_read", Arguments: `{"path":"a.go"}`},
-			{ID: "c2", Name: "file_write", Arguments: `{"path":"a.go","content":"package a // fixed\n"}`},
+			{ID: "c2", Name: "file_write", Arguments: `{"path":"a.go","content":"package a; var fixed int\n"}`},
 		}},
 		ollamatest.Turn{Content: "Fixed a.go."},
 		ollamatest.Turn{Content: `{"approved": true, "summary": "looks right", "issues": []}`},
@@ -131,7 +131,7 @@ func TestRoseHelpPageCurrent(t *testing.T) {
 	if rep.Status != report.StatusOK || !rep.Verified {
 		t.Fatalf("Run() with a help page current = %s verified=%v reason %q error %q", rep.Status, rep.Verified, rep.Reason, rep.Error)
 	}
-	if got := readFile(t, root, "a.go"); got != "package a // fixed\n" {
+	if got := readFile(t, root, "a.go"); got != "package a; var fixed int\n" {
 		t.Errorf("a.go on disk = %q, want the model's text", got)
 	}
 	calls := fmt.Sprint(lua(t, v, "return _G.rose_calls"))

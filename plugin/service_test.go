@@ -79,7 +79,7 @@ func TestServiceWithEditor(t *testing.T) {
 // approves; the write goes through Neovim, whose loaded buffer shows the
 // new text, unmodified; the model was offered the editor tools.
 func TestServiceRunThroughEditor(t *testing.T) {
-	root := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	root := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	v := editor(t, root, true)
 	lua(t, v, "vim.cmd('edit a.go')")
 	disk, err := bufferfs.NewDisk(root, bufferfs.DiskOptions{Trusted: true})
@@ -93,7 +93,7 @@ func TestServiceRunThroughEditor(t *testing.T) {
 	srv := ollamatest.New(t,
 		ollamatest.Turn{Content: "1. Fix a.go."},
 		ollamatest.Turn{ToolCalls: []ollamatest.Call{{ID: "c1", Name: "file_write",
-			Arguments: `{"path":"a.go","content":"package a // fixed\n"}`}}},
+			Arguments: `{"path":"a.go","content":"package a; var fixed int\n"}`}}},
 		ollamatest.Turn{Content: "Fixed a.go."},
 		ollamatest.Turn{Content: `{"approved": true, "summary": "looks right", "issues": []}`},
 	)
@@ -111,7 +111,7 @@ func TestServiceRunThroughEditor(t *testing.T) {
 	if rep.Status != report.StatusOK || !rep.Verified {
 		t.Fatalf("Run() = %s verified=%v reason %q error %q", rep.Status, rep.Verified, rep.Reason, rep.Error)
 	}
-	if got := bufLines(t, v, "a.go"); !slices.Equal(got, []any{"package a // fixed"}) {
+	if got := bufLines(t, v, "a.go"); !slices.Equal(got, []any{"package a; var fixed int"}) {
 		t.Errorf("a.go buffer = %v, want the model's text", got)
 	}
 	if got := lua(t, v, "return vim.bo.modified"); got != false {

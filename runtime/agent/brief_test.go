@@ -88,8 +88,8 @@ func TestBriefStaysWithinItsBudget(t *testing.T) {
 // verifies; a coder that never edits does not verify, however much the
 // reviewer approves.
 func TestCoderAnsweringWithCodeIsToldOnce(t *testing.T) {
-	code := "Here is the fix:\n```go\npackage a // fixed\n```"
-	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	code := "Here is the fix:\n```go\npackage a; var fixed int\n```"
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	be := newScripted(t,
 		say("1. Fix a.go."),
 		say(code),
@@ -107,7 +107,7 @@ func TestCoderAnsweringWithCodeIsToldOnce(t *testing.T) {
 	}
 
 	// A coder that only says what it changed is told the same.
-	dir = workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	dir = workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	be = newScripted(t,
 		say("1. Fix a.go."),
 		say("I changed a.go so that it says fixed."),
@@ -122,7 +122,7 @@ func TestCoderAnsweringWithCodeIsToldOnce(t *testing.T) {
 
 	// A coder that never edits does not verify, and no reviewer is asked
 	// about an empty change.
-	dir = workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	dir = workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	be = newScripted(t, say("1. Fix a.go."), say(code), say(code))
 	rep = newHarness(t, testConfig(dir, goLint()), be).run(t, "fix a.go")
 	if rep.Verified || rep.Status == report.StatusOK || !strings.Contains(rep.Reason, "made no change") {
@@ -137,7 +137,7 @@ func TestCoderAnsweringWithCodeIsToldOnce(t *testing.T) {
 // failing call is stopped at its third failure instead of spending its
 // remaining turns, with a reason that says so.
 func TestSameFailingCallThreeTurnsEndsTheRole(t *testing.T) {
-	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	bad := tc("c", "file_edit", map[string]any{"path": "a.go", "old_string": "absent text", "new_string": "x"})
 	cfg := testConfig(dir, goLint())
 	cfg.Agent.MaxIterations = 6

@@ -103,7 +103,7 @@ func TestMissingAndDuplicateToolCallIDs(t *testing.T) {
 }
 
 func TestIterationBudgetStillRunsTheGate(t *testing.T) {
-	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	cfg := testConfig(dir, shCheck("lint", config.KindLint, []string{"go"}, "touch gate-ran; grep -q fixed a.go"))
 	cfg.Agent.MaxIterations = 1
 	be := newScripted(t,
@@ -129,7 +129,7 @@ func TestIterationBudgetStillRunsTheGate(t *testing.T) {
 }
 
 func TestToolCallBudgetRefusesOversizedBatch(t *testing.T) {
-	dir := workspace(t, map[string]string{"a.go": "package a // fixed\n"})
+	dir := workspace(t, map[string]string{"a.go": "package a; var fixed int\n"})
 	cfg := testConfig(dir, goLint())
 	cfg.Agent.MaxToolCalls = 1
 	be := newScripted(t,

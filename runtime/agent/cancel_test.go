@@ -76,7 +76,7 @@ func TestCancelDuringRunningCheck(t *testing.T) {
 	cfg.Agent.Baseline = false // cancel the verification's check, not the baseline's
 	be := newScripted(t,
 		say("plan"),
-		do(tc("c1", "file_write", map[string]any{"path": "a.go", "content": "package a // fixed\n"})),
+		do(tc("c1", "file_write", map[string]any{"path": "a.go", "content": "package a; var fixed int\n"})),
 		say("done"),
 	)
 	h := newHarness(t, cfg, be)

@@ -14,7 +14,7 @@ import (
 func TestModelDeltaEventsStreamTheReply(t *testing.T) {
 	for _, api := range apis {
 		t.Run(api, func(t *testing.T) {
-			cfg := testConfig(workspace(t, map[string]string{"a.go": "package a // broken\n"}), goLint())
+			cfg := testConfig(workspace(t, map[string]string{"a.go": "package a; var broken int\n"}), goLint())
 			cfg.Ollama.API = api
 			plan := "1. Edit a.go so that the lint check passes."
 			rep, _, h := fakeRun(t, cfg, "fix a.go",

@@ -76,7 +76,7 @@ func TestRunReportsDiffs(t *testing.T) {
 // TestRunDiffsAreBounded: the report's diffs together stay within
 // maxReportDiffs; a file past the bound is marked cut and keeps its counts.
 func TestRunDiffsAreBounded(t *testing.T) {
-	dir := workspace(t, map[string]string{"a.go": "package a // fixed\n"})
+	dir := workspace(t, map[string]string{"a.go": "package a; var fixed int\n"})
 	cfg := testConfig(dir, goLint())
 	cfg.Agent.MaxIterations = 12
 	cfg.Ollama.ContextLength = 131072

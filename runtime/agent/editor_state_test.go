@@ -60,7 +60,7 @@ func TestEditorStateDuringReview(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+			dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 			cfg := testConfig(dir, goLint())
 			state := &fakeState{tick: 3}
 			steps := editScript(verdict(true, "ok"))
@@ -84,7 +84,7 @@ func TestEditorStateDuringReview(t *testing.T) {
 
 // Unsaved buffers when the checks end make the verification stale.
 func TestEditorStateDirtyAfterChecks(t *testing.T) {
-	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	cfg := testConfig(dir, goLint())
 	state := &fakeState{dirty: true}
 	h := newHarness(t, cfg, newScripted(t, editScript(verdict(true, "ok"))...))

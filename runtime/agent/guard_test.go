@@ -14,7 +14,7 @@ import (
 // baseline phase, before the planner starts, and the verification compares
 // with them.
 func TestBaselineRunsBeforeTheFirstEdit(t *testing.T) {
-	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	be := newScripted(t, editScript(verdict(true, "ok"))...)
 	h := newHarness(t, testConfig(dir, goLint()), be)
 	rep := h.run(t, "fix a.go")
@@ -49,7 +49,7 @@ func TestBaselineRunsBeforeTheFirstEdit(t *testing.T) {
 }
 
 func TestBaselineOffAndUntrusted(t *testing.T) {
-	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	cfg := testConfig(dir, goLint())
 	cfg.Agent.Baseline = false
 	rep := newHarness(t, cfg, newScripted(t, editScript(verdict(true, "ok"))...)).run(t, "fix a.go")
@@ -68,7 +68,7 @@ func TestBaselineOffAndUntrusted(t *testing.T) {
 // diff apart from the code, with the weakening found in it.
 func TestReviewerSeesTestChanges(t *testing.T) {
 	dir := workspace(t, map[string]string{
-		"a.go":      "package a // broken\n",
+		"a.go":      "package a; var broken int\n",
 		"a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {\n\tif A() != 1 {\n\t\tt.Fatal(\"A\")\n\t}\n}\n",
 	})
 	be := newScripted(t,

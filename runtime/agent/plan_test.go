@@ -27,7 +27,7 @@ func TestWithoutCode(t *testing.T) {
 // without its code blocks; a read-only run's summary keeps the whole plan.
 func TestPlanCodeIsNotHandedOn(t *testing.T) {
 	plan := "1. a.go: say fixed.\n```go\npackage a // PLANNED-CODE\n```"
-	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	be := newScripted(t,
 		say(plan),
 		do(tc("c1", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"})),
@@ -46,7 +46,7 @@ func TestPlanCodeIsNotHandedOn(t *testing.T) {
 		}
 	}
 
-	cfg := testConfig(workspace(t, map[string]string{"a.go": "package a // broken\n"}), goLint())
+	cfg := testConfig(workspace(t, map[string]string{"a.go": "package a; var broken int\n"}), goLint())
 	cfg.Trusted = false
 	rep = newHarness(t, cfg, newScripted(t, say(plan))).run(t, "fix a.go")
 	if rep.Summary != plan {
@@ -58,7 +58,7 @@ func TestPlanCodeIsNotHandedOn(t *testing.T) {
 // and the repair coder is told that no file changed instead of being shown
 // the previous coder's claim.
 func TestRepairAfterNoChange(t *testing.T) {
-	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	cfg := testConfig(dir, goLint())
 	cfg.Agent.MaxCycles = 2
 	claim := "I changed a.go to say CLAIMED-FIX."
@@ -87,7 +87,7 @@ func TestRepairAfterNoChange(t *testing.T) {
 // records the planner as skipped with the reason, and can verify; a
 // workspace too big for the brief, a read-only run and "always" plan.
 func TestPlannerSkippedWhenBriefHoldsEveryFile(t *testing.T) {
-	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	cfg := testConfig(dir, goLint())
 	cfg.Agent.Planner = config.PlannerAuto
 	be := newScripted(t,
@@ -132,15 +132,15 @@ func TestPlannerSkippedWhenBriefHoldsEveryFile(t *testing.T) {
 		}
 	}
 	edit := do(tc("c1", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"}))
-	big := workspace(t, map[string]string{"a.go": "package a // broken\n", "b.go": "package a\n\n// " + strings.Repeat("x", 900) + "\n"})
+	big := workspace(t, map[string]string{"a.go": "package a; var broken int\n", "b.go": "package a\n\n// " + strings.Repeat("x", 900) + "\n"})
 	small := testConfig(big, goLint())
 	small.Agent.Planner, small.Agent.BriefChars = config.PlannerAuto, 600
 	plans("a file not in the brief", small, say("1. Fix a.go."), edit, say("Edited."), say(verdict(true, "ok")))
 
-	ro := testConfig(workspace(t, map[string]string{"a.go": "package a // broken\n"}), goLint())
+	ro := testConfig(workspace(t, map[string]string{"a.go": "package a; var broken int\n"}), goLint())
 	ro.Agent.Planner, ro.Trusted = config.PlannerAuto, false
 	plans("read-only run", ro, say("1. Fix a.go."))
 
-	always := testConfig(workspace(t, map[string]string{"a.go": "package a // broken\n"}), goLint())
+	always := testConfig(workspace(t, map[string]string{"a.go": "package a; var broken int\n"}), goLint())
 	plans("always", always, say("1. Fix a.go."), edit, say("Edited."), say(verdict(true, "ok")))
 }

@@ -46,7 +46,7 @@ func TestPromptsIgnoreCWDAndWorkspace(t *testing.T) {
 		"prompts/coder.md":        inject,
 		"prompts/reviewer.md":     inject,
 		"skills/system_prompt.md": inject,
-		"a.go":                    "package a // fixed\n",
+		"a.go":                    "package a; var fixed int\n",
 	}
 	dir := workspace(t, files)
 	cwd := workspace(t, files)

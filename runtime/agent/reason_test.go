@@ -58,8 +58,13 @@ func TestRunReasonTable(t *testing.T) {
 			status: report.StatusUnverified, reason: "The check lint could not start: flow-no-such-linter-x9 is not installed or not on PATH; install it or change [check.lint] cmd"},
 		{name: "coder made no change", trusted: true,
 			checks: []config.Check{lint("grep -q fixed a.go")},
-			turns:  []ollamatest.Turn{planTurn, {Content: "Nothing to do."}, approveOK},
+			turns:  []ollamatest.Turn{planTurn, {Content: "Nothing to do."}, {Content: "Still nothing to do."}}, // the reminder; no reviewer
 			status: report.StatusFailed, reason: "The coder made no change, and check lint was failing before this run and still fails (pre-existing); lint exits 1, its output says why"},
+		{name: "change only to comments", trusted: true,
+			checks: []config.Check{lint("true")},
+			turns: []ollamatest.Turn{planTurn, {ToolCalls: []ollamatest.Call{{ID: "c1", Name: "file_edit",
+				Arguments: args(map[string]any{"path": "a.go", "old_string": "func A()", "new_string": "// A is fixed.\nfunc A()"})}}}, doneTurn, approveOK},
+			status: report.StatusUnverified, reason: "The change to a.go only touches comments, blank lines or whitespace, so the code the checks ran is the code they ran before: make the change in the code itself (if the task is about comments, review it yourself)"},
 		{name: "reviewer rejected with its first issue", trusted: true,
 			checks: []config.Check{lint("grep -q fixed a.go")},
 			turns:  []ollamatest.Turn{planTurn, editTurn, doneTurn, {Content: verdict(false, "not yet", "A() still returns 1", "no test")}},
@@ -90,7 +95,7 @@ func TestRunReasonTable(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := workspace(t, map[string]string{"a.go": "package a\n\nfunc A() int { return 1 } // broken\n"})
+			dir := workspace(t, map[string]string{"a.go": "package a\n\nfunc A() string { return \"broken\" }\n"})
 			cfg := testConfig(dir, tc.checks...)
 			cfg.Trusted = tc.trusted
 			if tc.setup != nil {

@@ -12,7 +12,7 @@ import (
 )
 
 func TestFailedCheckAndRejectionFeedBoundedRepair(t *testing.T) {
-	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	// The test check prints a lot, ends with a marker, and exits 3 until
 	// a.go is fixed.
 	script := `if grep -q fixed a.go; then exit 0; fi; i=0; while [ $i -lt 400 ]; do echo "noise line $i of the test output"; i=$((i+1)); done; echo "FAIL: TestA wanted fixed (marker-tail)"; exit 3`

@@ -116,7 +116,7 @@ func TestEmptyReplyRetriedOnceThenReported(t *testing.T) {
 }
 
 func TestEmptyReplyRecoversAfterRetry(t *testing.T) {
-	cfg := testConfig(workspace(t, map[string]string{"a.go": "package a // broken\n"}), goLint())
+	cfg := testConfig(workspace(t, map[string]string{"a.go": "package a; var broken int\n"}), goLint())
 	rep, srv, _ := fakeRun(t, cfg, "fix a.go",
 		ollamatest.Turn{},
 		ollamatest.Turn{Content: "1. Edit a.go."},
@@ -165,7 +165,7 @@ func TestEmptyPlanNeverReachesTheCoder(t *testing.T) {
 func TestReviewerEmptyReplyNamedInVerdictError(t *testing.T) {
 	for _, api := range apis {
 		t.Run(api, func(t *testing.T) {
-			cfg := testConfig(workspace(t, map[string]string{"a.go": "package a // broken\n"}), goLint())
+			cfg := testConfig(workspace(t, map[string]string{"a.go": "package a; var broken int\n"}), goLint())
 			cfg.Ollama.API = api
 			rep, srv, _ := fakeRun(t, cfg, "fix a.go",
 				ollamatest.Turn{Content: "1. Edit a.go."},
@@ -287,7 +287,7 @@ func TestRepeatedIdenticalCallNotRunAgain(t *testing.T) {
 // unverified with a reason saying so; a coder that changed files finishes
 // and its change is verified as usual.
 func TestRepeatTurnsEndTheRole(t *testing.T) {
-	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	cfg := testConfig(dir, goLint())
 	cfg.Agent.MaxIterations = 6
 	read := tc("r", "file_read", map[string]any{"path": "a.go"})
@@ -335,7 +335,7 @@ func TestRepeatTurnsEndTheRole(t *testing.T) {
 }
 
 func TestRepeatAfterAWriteRunsAgain(t *testing.T) {
-	cfg := testConfig(workspace(t, map[string]string{"a.go": "package a // broken\n"}), goLint())
+	cfg := testConfig(workspace(t, map[string]string{"a.go": "package a; var broken int\n"}), goLint())
 	srv := ollamatest.New(t,
 		ollamatest.Turn{Content: "1. Edit a.go."},
 		ollamatest.Turn{ToolCalls: []ollamatest.Call{{ID: "c1", Name: "file_read", Arguments: `{"path":"a.go"}`}}},
@@ -375,7 +375,7 @@ func TestVerdictRequestedWithStructuredOutput(t *testing.T) {
 	for _, api := range apis {
 		for _, tc := range tests {
 			t.Run(api+"/"+tc.name, func(t *testing.T) {
-				cfg := testConfig(workspace(t, map[string]string{"a.go": "package a // broken\n"}), goLint())
+				cfg := testConfig(workspace(t, map[string]string{"a.go": "package a; var broken int\n"}), goLint())
 				cfg.Ollama.API = api
 				rep, srv, _ := fakeRun(t, cfg, "fix a.go",
 					ollamatest.Turn{Content: "1. Edit a.go."},
@@ -417,7 +417,7 @@ func TestVerdictRequestedWithStructuredOutput(t *testing.T) {
 func TestModelCallEvents(t *testing.T) {
 	for _, api := range apis {
 		t.Run(api, func(t *testing.T) {
-			cfg := testConfig(workspace(t, map[string]string{"a.go": "package a // broken\n"}), goLint())
+			cfg := testConfig(workspace(t, map[string]string{"a.go": "package a; var broken int\n"}), goLint())
 			cfg.Ollama.API = api
 			rep, _, h := fakeRun(t, cfg, "fix a.go",
 				ollamatest.Turn{ToolCalls: []ollamatest.Call{{ID: "p1", Name: "file_list"}}, PromptTokens: 300, CompletionTokens: 12, Delay: 20 * time.Millisecond},

@@ -32,7 +32,7 @@ func editScript(answer string) []step {
 }
 
 func TestRoleModelsToolOffersAndVerifiedRun(t *testing.T) {
-	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	cfg := testConfig(dir, goLint())
 	cfg.Models = config.Models{Planner: "m-plan", Coder: "m-code", Reviewer: "m-rev"}
 	be := newScripted(t, editScript(verdict(true, "looks right"))...)
@@ -67,7 +67,7 @@ func TestRoleModelsToolOffersAndVerifiedRun(t *testing.T) {
 			t.Errorf("request %d tool messages = %+v, want one with id %q", i, msgs, id)
 		}
 	}
-	if got := h.read(t, "a.go"); got != "package a // fixed\n" {
+	if got := h.read(t, "a.go"); got != "package a; var fixed int\n" {
 		t.Errorf("a.go = %q, want the edit applied", got)
 	}
 	if diff := cmp.Diff([]string{"a.go"}, rep.ChangedFiles); diff != "" {
@@ -108,7 +108,7 @@ func TestRoleModelsToolOffersAndVerifiedRun(t *testing.T) {
 }
 
 func TestEventsOfAVerifiedRun(t *testing.T) {
-	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	be := newScripted(t, editScript(verdict(true, "ok"))...)
 	cfg := testConfig(dir, goLint())
 	cfg.Agent.Baseline = false // its check events are tested in guard_test.go
@@ -155,7 +155,7 @@ func TestEventsOfAVerifiedRun(t *testing.T) {
 }
 
 func TestOnlyTestKindCheckNeverVerifies(t *testing.T) {
-	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	cfg := testConfig(dir, shCheck("tests", config.KindTest, []string{"go"}, "true"))
 	h := newHarness(t, cfg, newScripted(t, editScript(verdict(true, "ok"))...))
 	rep := h.run(t, "fix a.go")
@@ -186,7 +186,7 @@ func TestNoChecksOrUnsupportedLanguageNeverVerify(t *testing.T) {
 		}
 	})
 	t.Run("unsupported language", func(t *testing.T) {
-		dir := workspace(t, map[string]string{"a.go": "package a // fixed\n"})
+		dir := workspace(t, map[string]string{"a.go": "package a; var fixed int\n"})
 		be := newScripted(t,
 			say("plan"),
 			do(tc("c1", "file_write", map[string]any{"path": "App.vue", "content": "<template/>\n"})),
@@ -206,7 +206,7 @@ func TestNoChecksOrUnsupportedLanguageNeverVerify(t *testing.T) {
 		}
 	})
 	t.Run("documentation only with a passing check", func(t *testing.T) {
-		dir := workspace(t, map[string]string{"a.go": "package a // fixed\n"})
+		dir := workspace(t, map[string]string{"a.go": "package a; var fixed int\n"})
 		be := newScripted(t,
 			say("plan"),
 			do(tc("c1", "file_write", map[string]any{"path": "NOTES.md", "content": "# notes\n"})),
@@ -222,7 +222,7 @@ func TestNoChecksOrUnsupportedLanguageNeverVerify(t *testing.T) {
 }
 
 func TestReviewerRejectionNeverVerifies(t *testing.T) {
-	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	be := newScripted(t, editScript(verdict(false, "wrong approach", "uses a global"))...)
 	h := newHarness(t, testConfig(dir, goLint()), be)
 	rep := h.run(t, "fix a.go")
@@ -259,7 +259,7 @@ func TestReviewerVerdictForms(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+			dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 			steps := editScript(tc.answer)
 			if tc.requested != "" {
 				steps = append(steps, say(tc.requested))
@@ -304,7 +304,7 @@ func TestReviewerVerdictForms(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 func TestExternalChangeDuringReviewIsStale(t *testing.T) {
-	dir := workspace(t, map[string]string{"a.go": "package a // broken\n"})
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	steps := editScript(verdict(true, "good"))
 	steps[4].hook = func(model.Request) {
 		// Someone edits the file while the reviewer works; same length,
@@ -342,7 +342,7 @@ func TestBackendErrorEndsRunInError(t *testing.T) {
 		}
 	})
 	t.Run("coder", func(t *testing.T) {
-		dir := workspace(t, map[string]string{"a.go": "package a // fixed\n"})
+		dir := workspace(t, map[string]string{"a.go": "package a; var fixed int\n"})
 		be := newScripted(t, say("plan"), step{err: errBoom})
 		cfg := testConfig(dir, goLint())
 		cfg.Agent.MaxCycles = 2

@@ -37,7 +37,7 @@ func replyBound(t *testing.T, api string, raw []byte) int {
 func TestVerdictRequestBoundedAndCut(t *testing.T) {
 	for _, api := range apis {
 		t.Run(api, func(t *testing.T) {
-			cfg := testConfig(workspace(t, map[string]string{"a.go": "package a // broken\n"}), goLint())
+			cfg := testConfig(workspace(t, map[string]string{"a.go": "package a; var broken int\n"}), goLint())
 			cfg.Ollama.API = api
 			rep, srv, _ := fakeRun(t, cfg, "fix a.go",
 				ollamatest.Turn{Content: "1. Edit a.go."},

@@ -113,6 +113,10 @@ func (g *Guard) apply(ctx context.Context, v *report.Verification, edits []Edit)
 		// weakening stays listed for the reviewer and the report.
 		return
 	}
+	if same := commentOnly(edits); len(same) > 0 {
+		unverify(v, commentOnlyReason(same))
+		return
+	}
 	needEvidence := g.RequireFailingFirst && len(tests) > 0
 	excusable := g.AllowTestEdits && testFindings > 0 && configFindings == 0
 	if len(findings) > 0 && !excusable {
@@ -144,6 +148,34 @@ func weakenedReason(findings []weakening.Finding, allowed bool) string {
 		s += reasonAllowHint
 	}
 	return s
+}
+
+// commentOnly returns the changed files when every one of them is an
+// existing source file whose code the run left as it was (only comments,
+// blank lines or whitespace changed: weakening.SameCode); nil otherwise. The
+// checks then ran the code they ran before the run, so their passing says
+// nothing about the task. In the evaluation a 1.5B model put the function
+// it was asked for inside a doc comment, and the checks and the reviewer
+// passed it.
+func commentOnly(edits []Edit) []string {
+	var paths []string
+	for _, e := range edits {
+		if !e.Known || !e.Existed || !e.Exists || !weakening.SameCode(e.Path, e.Before, e.After) {
+			return nil
+		}
+		paths = append(paths, e.Path)
+	}
+	return paths
+}
+
+// commentOnlyReason is the reason of a run whose change is commentOnly.
+func commentOnlyReason(paths []string) string {
+	list := strings.Join(paths[:min(len(paths), 3)], ", ")
+	if len(paths) > 3 {
+		list += fmt.Sprintf(" and %d more", len(paths)-3)
+	}
+	return "The change to " + list + " only touches comments, blank lines or whitespace, so the code the checks ran is the code they ran before: " +
+		"make the change in the code itself (if the task is about comments, review it yourself)"
 }
 
 func unverify(v *report.Verification, reason string) {

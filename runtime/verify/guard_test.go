@@ -205,6 +205,25 @@ func TestGuard(t *testing.T) {
 			wantStatus: report.StatusOK,
 		},
 		{
+			name:       "a function put inside a comment",
+			files:      map[string]file{"calc.go": {s(calcFixed), s(calcFixed + "\n/*\nfunc Sub(a, b int) int { return a - b }\n*/\n")}},
+			checks:     passed(vet, test),
+			wantStatus: report.StatusUnverified,
+			wantReason: []string{"The change to calc.go only touches comments, blank lines or whitespace", "make the change in the code itself"},
+		},
+		{
+			name:       "a comment beside a real change",
+			files:      map[string]file{"doc.go": {s("package calc\n"), s("// Package calc adds.\npackage calc\n")}, "calc.go": {s(calcBug), s(calcFixed)}},
+			checks:     passed(vet, test),
+			wantStatus: report.StatusOK,
+		},
+		{
+			name:       "a new file of comments is a change",
+			files:      map[string]file{"doc.go": {nil, s("// Package calc adds.\npackage calc\n")}},
+			checks:     passed(vet, test),
+			wantStatus: report.StatusOK,
+		},
+		{
 			name:       "a failing check keeps its reason and lists the weakening",
 			files:      map[string]file{"calc_test.go": {s(calcTest), s("package calc\n")}},
 			checks:     report.CheckReport{Status: report.StatusFailed, Checks: []report.CheckResult{vet, result("test", "test", report.StatusFailed, true, "go")}},
