@@ -88,6 +88,7 @@ type modelCallJSON struct {
 	DoneReason       string `json:"done_reason"`
 	NativeToolCalls  int    `json:"native_tool_calls"`
 	TextToolCalls    int    `json:"text_tool_calls"`
+	PromptEvalMS     int64  `json:"prompt_eval_ms,omitempty"`
 	Note             string `json:"note,omitempty"`
 }
 
@@ -98,7 +99,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			Kind: e.Kind, Role: e.Role, Cycle: e.Cycle, Turn: e.Turn, Status: e.Status, Error: e.Error,
 			DurationMS: e.DurationMS, Bytes: e.Bytes, PromptTokens: e.PromptTokens,
 			CompletionTokens: e.CompletionTokens, DoneReason: e.DoneReason,
-			NativeToolCalls: e.NativeToolCalls, TextToolCalls: e.TextToolCalls, Note: e.Note,
+			NativeToolCalls: e.NativeToolCalls, TextToolCalls: e.TextToolCalls, PromptEvalMS: e.PromptEvalMS, Note: e.Note,
 		})
 	}
 	return Marshal(toolEventJSON{

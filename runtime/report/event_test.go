@@ -35,6 +35,11 @@ func TestEventJSON(t *testing.T) {
 			`{"kind":"model_call","role":"planner","cycle":0,"turn":1,"status":"ok","duration_ms":12,"bytes":0,"prompt_tokens":0,"completion_tokens":0,"done_reason":"stop","native_tool_calls":0,"text_tool_calls":0}`,
 		},
 		{
+			"model call with the server's prompt evaluation time",
+			Event{Kind: EventModelCall, Role: "coder", Turn: 1, Status: "ok", DurationMS: 900, PromptTokens: 1946, PromptEvalMS: 812, DoneReason: "stop"},
+			`{"kind":"model_call","role":"coder","cycle":0,"turn":1,"status":"ok","duration_ms":900,"bytes":0,"prompt_tokens":1946,"completion_tokens":0,"done_reason":"stop","native_tool_calls":0,"text_tool_calls":0,"prompt_eval_ms":812}`,
+		},
+		{
 			"model call error is not HTML-escaped",
 			Event{Kind: EventModelCall, Role: "coder", Cycle: 2, Turn: 3, Status: "error", Error: "a <b> & c", PromptTokens: 9, CompletionTokens: 4, NativeToolCalls: 2},
 			`{"kind":"model_call","role":"coder","cycle":2,"turn":3,"status":"error","error":"a <b> & c","duration_ms":0,"bytes":0,"prompt_tokens":9,"completion_tokens":4,"done_reason":"","native_tool_calls":2,"text_tool_calls":0}`,
