@@ -108,15 +108,8 @@ func (r *Registry) editLines(ctx context.Context, p string, f bufferfs.File, old
 		repl[i] = re.line(s)
 	}
 	data := m.replaceLines(at, len(oldLines), repl)
-	lines := lineRange(at, len(oldLines))
-	if bytes.Equal(data, f.Data) {
-		return errorf("old_string matches %s of %s ignoring indentation and trailing whitespace, and new_string re-indented "+
-			"to the file leaves them unchanged; put the changed text in new_string", lines, shown)
-	}
-	matched := lines + ", ignoring indentation and trailing whitespace"
-	return r.apply(ctx, FileEdit, p, f, data, func(path string) any {
-		return editBody{Status: report.StatusOK, Path: path, Replacements: 1, Bytes: len(data), SHA256: sha256Hex(data), Matched: matched}
-	})
+	return r.applyMatched(ctx, p, f, data, lineRange(at, len(oldLines)), "ignoring indentation and trailing whitespace", shown,
+		" re-indented to the file")
 }
 
 // editSpaces is file_edit when old_string matches neither exactly nor line
@@ -140,12 +133,19 @@ func (r *Registry) editSpaces(ctx context.Context, p string, f bufferfs.File, ol
 	buf.Write(f.Data[hi:])
 	data := buf.Bytes()
 	first, last := lineOf(f.Data, lo), lineOf(f.Data, hi-1)
-	lines := lineRange(first, last-first+1)
+	return r.applyMatched(ctx, p, f, data, lineRange(first, last-first+1), "ignoring differences of whitespace and line breaks", shown, "")
+}
+
+// applyMatched writes data, the file after a tolerant match of lines
+// (how says what was ignored), with matched in the result; a replacement
+// that changes nothing is an error. how is also in that error, with note
+// on what was done to new_string.
+func (r *Registry) applyMatched(ctx context.Context, p string, f bufferfs.File, data []byte, lines, how, shown, note string) Result {
 	if bytes.Equal(data, f.Data) {
-		return errorf("old_string matches %s of %s ignoring differences of whitespace and line breaks, and new_string leaves them unchanged; "+
-			"put the changed text in new_string", lines, shown)
+		return errorf("old_string matches %s of %s %s, and new_string%s leaves them unchanged; put the changed text in new_string",
+			lines, shown, how, note)
 	}
-	matched := lines + ", ignoring differences of whitespace and line breaks"
+	matched := lines + ", " + how
 	return r.apply(ctx, FileEdit, p, f, data, func(path string) any {
 		return editBody{Status: report.StatusOK, Path: path, Replacements: 1, Bytes: len(data), SHA256: sha256Hex(data), Matched: matched}
 	})
