@@ -57,6 +57,9 @@ func (r *Registry) fileEdit(ctx context.Context, args fileEditArgs) Result {
 	f.Exists = true
 	shown := cutRunes(cleanPath(f.Path, p), 200)
 	n := bytes.Count(f.Data, []byte(oldS))
+	if !all && n == 1 {
+		n = occurrences(f.Data, []byte(oldS)) // "x\nx" is twice in "x\nx\nx"
+	}
 	switch {
 	case n == 0 && all:
 		return errorResult(editNotFound(f.Data, oldS, shown, true))
@@ -191,4 +194,18 @@ func editNotFound(data []byte, oldS, shown string, all bool) string {
 		msg += " (the text exists, but with different leading or trailing whitespace)"
 	}
 	return msg
+}
+
+// occurrences counts the places old occurs in data, overlapping ones too.
+func occurrences(data, old []byte) int {
+	n := 0
+	for i := 0; len(old) > 0; i++ {
+		j := bytes.Index(data[i:], old)
+		if j < 0 {
+			break
+		}
+		n++
+		i += j
+	}
+	return n
 }

@@ -31,6 +31,8 @@ func TestFileEdit(t *testing.T) {
 			"different leading or trailing whitespace"},
 		{"twice", "v v\n", map[string]any{"old_string": "v", "new_string": "w"}, "v v\n", 0,
 			"old_string occurs 2 times in f.txt; add surrounding lines to old_string so that it matches exactly once, or set replace_all to true"},
+		{"twice, overlapping", "x\nx\nx\n", map[string]any{"old_string": "x\nx", "new_string": "y"}, "x\nx\nx\n", 0,
+			"old_string occurs 2 times in f.txt"},
 		{"empty old", "v\n", map[string]any{"old_string": "", "new_string": "w"}, "v\n", 0, "old_string is empty"},
 		{"identical", "v\n", map[string]any{"old_string": "v", "new_string": "v"}, "v\n", 0, "identical"},
 		{"too large afterwards", strings.Repeat("x", 1000), map[string]any{"old_string": "x", "new_string": strings.Repeat("y", 300), "replace_all": true},
