@@ -84,11 +84,13 @@ func TestBriefStaysWithinItsBudget(t *testing.T) {
 }
 
 // TestCoderAnsweringWithCodeIsToldOnce: a coder that answers with a code
-// block and no edit gets one reminder; when it then edits, the run
+// block the host cannot apply, and no edit, gets one reminder; when it then edits, the run
 // verifies; a coder that never edits does not verify, however much the
 // reviewer approves.
 func TestCoderAnsweringWithCodeIsToldOnce(t *testing.T) {
-	code := "Here is the fix:\n```go\npackage a; var fixed int\n```"
+	// Code no file of the workspace can take (answercode_test.go has the
+	// code that is applied).
+	code := "Here is the fix:\n```python\nfixed = True\n```"
 	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	be := newScripted(t,
 		say("1. Fix a.go."),
@@ -102,7 +104,7 @@ func TestCoderAnsweringWithCodeIsToldOnce(t *testing.T) {
 		t.Fatalf("Run() = %s verified=%v (%s), want ok after the reminder", rep.Status, rep.Verified, rep.Reason)
 	}
 	third := be.requests()[2].Messages
-	if last := third[len(third)-1]; last.Role != "user" || last.Content != msgNoChange {
+	if last := third[len(third)-1]; last.Role != "user" || last.Content != msgNoChangeCode {
 		t.Errorf("coder's second call ends with %q, want the reminder", last.Content)
 	}
 

@@ -3,6 +3,7 @@ package agent
 import (
 	"embed"
 	"fmt"
+	"strings"
 )
 
 // promptFiles holds the role system prompts. They are compiled into the
@@ -15,9 +16,25 @@ var promptFiles embed.FS
 // systemPrompt returns the embedded system prompt of role (planner, coder or
 // reviewer).
 func systemPrompt(role string) (string, error) {
+	return rolePrompt(role, false)
+}
+
+// The coder prompt's sentence about code in an answer, as embedded (true
+// with agent.answer_code = false) and as it is with answer_code on.
+const (
+	codeChangesNothing = "Code in your answer changes nothing: only file_edit and file_write change files."
+	codeIsApplied      = "If you answer with code instead, put each whole changed function (or the whole file) in a fenced code block: the host applies it with file_edit. Prose changes nothing."
+)
+
+// rolePrompt is a role's system prompt; answerCode (agent.answer_code)
+// says what the coder is told about code in its answer.
+func rolePrompt(role string, answerCode bool) (string, error) {
 	b, err := promptFiles.ReadFile("prompts/" + role + ".md")
 	if err != nil {
 		return "", fmt.Errorf("system prompt of role %q: %w", role, err)
+	}
+	if answerCode {
+		return strings.Replace(string(b), codeChangesNothing, codeIsApplied, 1), nil
 	}
 	return string(b), nil
 }

@@ -87,7 +87,7 @@ func (c *conversation) chars(withTools bool) int {
 // changed files finishes ok (its checks and the reviewer judge the change),
 // any other role ends with [MsgRepeating].
 func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[string]any, st *report.Role) (string, []model.Message) {
-	prompt, err := systemPrompt(name)
+	prompt, err := rolePrompt(name, r.cfg.Agent.AnswerCode && r.cfg.Trusted)
 	if err != nil {
 		st.Status, st.Error = report.StatusError, err.Error()
 		return "", nil
@@ -154,6 +154,15 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 		if strings.TrimSpace(content) != "" {
 			st.Summary = truncateChars(content, maxSummaryChars)
 		}
+		var codePaths []string // the files the answer's code blocks change
+		if len(calls.calls) == 0 && name == config.RoleCoder && r.cfg.Trusted && r.writes == changedAt {
+			// A small model often answers with the changed code instead
+			// of an edit: apply it as the edits it stands for.
+			var code []model.ToolCall
+			if code, codePaths = r.codeCalls(ctx, content); len(code) > 0 {
+				calls = normaliseCalls(code, name, k, turn)
+			}
+		}
 		conv.push(model.Message{Role: model.RoleAssistant, Content: content, ToolCalls: calls.calls})
 		if len(calls.calls) == 0 {
 			if isReviewer {
@@ -164,7 +173,7 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 				// claim that it changed a file, instead of changing it:
 				// tell it once.
 				nudged = true
-				conv.push(model.Message{Role: model.RoleUser, Content: msgNoChange})
+				conv.push(model.Message{Role: model.RoleUser, Content: noChangeMessage(r.cfg.Agent.AnswerCode)})
 				continue
 			}
 			st.Status = report.StatusOK
@@ -183,7 +192,11 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 		}
 		stuck := true       // every call of this turn failed, each at least twice before
 		onlyRepeats := true // no call of this turn was run
+		allOK := true       // every call of this turn succeeded
 		fail := func(c model.ToolCall, status string) {
+			if status != report.StatusOK {
+				allOK = false
+			}
 			if status != report.StatusError {
 				stuck = false
 				return
@@ -215,8 +228,15 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 			fail(c, status)
 			conv.push(msg)
 		}
-		r.markFromText(first, resp.fromText)
+		r.markFromText(first, resp.fromText || len(codePaths) > 0)
 		seen.nextTurn()
+		if len(codePaths) > 0 && allOK {
+			// The answer's code is applied: the coder is done, and its
+			// checks and the reviewer judge the change.
+			st.Status = report.StatusOK
+			st.Summary = truncateChars(msgCodeApplied(codePaths)+" "+content, maxSummaryChars)
+			return st.Summary, conv.msgs
+		}
 		if stuck {
 			// A third failure of the same calls: the next turns would
 			// only repeat them again.
@@ -251,6 +271,12 @@ func (r *run) converse(ctx context.Context, name string, k int, roleCtx map[stri
 	return "", conv.msgs
 }
 
+// msgCodeApplied opens the summary of a coder whose answer's code the host
+// applied to paths.
+func msgCodeApplied(paths []string) string {
+	return "(The host applied the code of this answer to " + strings.Join(paths, ", ") + " with file_edit.)"
+}
+
 // msgRepeatTurn tells a role that its turn only repeated its previous
 // calls, and what to do instead.
 func msgRepeatTurn(role string) string {
@@ -275,9 +301,20 @@ const msgRepeatDone = "(the coder repeated its last calls after changing files; 
 // emptyReplyAdvice ends the error of a role whose model replied empty.
 const emptyReplyAdvice = "use a model whose tool calls this server parses (check `flow doctor`), or a lower temperature"
 
-// msgNoChange is the one reminder a coder gets when it answers (with code,
-// or saying what it changed) but has changed no file.
-const msgNoChange = "Your answer changed no file: only file_edit and file_write change files. Make the change now with a file_edit call (or file_write for a new or wholly rewritten file). If the task really needs no further change, answer again without code and say why."
+// msgNoChange is the one reminder a coder gets when it answers (with code
+// it could not be applied, or saying what it changed) but has changed no
+// file; msgNoChangeCode is the reminder with agent.answer_code on.
+const (
+	msgNoChange     = "Your answer changed no file: only file_edit and file_write change files. Make the change now with a file_edit call (or file_write for a new or wholly rewritten file). If the task really needs no further change, answer again without code and say why."
+	msgNoChangeCode = "Your answer changed no file. Make the change now: call file_edit, or answer with each whole changed function (or the whole file) in a fenced code block, which the host applies. If the task really needs no further change, answer again without code and say why."
+)
+
+func noChangeMessage(answerCode bool) string {
+	if answerCode {
+		return msgNoChangeCode
+	}
+	return msgNoChange
+}
 
 // emptyReplyMessage is the corrective user message after an empty reply.
 func emptyReplyMessage(offered []model.Tool) string {

@@ -85,6 +85,9 @@ type Agent struct {
 	// Planner is PlannerAuto (skip the planner of a trusted run when the
 	// brief holds every source file of the workspace) or PlannerAlways.
 	Planner string `json:"planner"`
+	// AnswerCode applies the code blocks of a coder's answer that changed
+	// no file, as the file_edit calls they stand for (package codeblock).
+	AnswerCode bool `json:"answer_code"`
 }
 
 // The values of agent.planner.
@@ -127,6 +130,7 @@ func Default() Config {
 			Baseline:        true,
 			BriefChars:      8000,
 			Planner:         PlannerAuto,
+			AnswerCode:      true,
 		},
 		Checks:   []Check{},
 		Warnings: []string{},

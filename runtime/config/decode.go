@@ -260,12 +260,17 @@ func (d *decoder) agent(t map[string]any) {
 	for i, f := range agentFields {
 		allowed[i] = f.name
 	}
-	d.rejectUnknown("agent", t, append(allowed, "baseline", "planner"))
-	if v, ok := t["baseline"]; ok {
-		if b, ok := v.(bool); ok {
-			d.out.cfg.Agent.Baseline = b
-		} else {
-			d.p.add("agent.baseline must be a boolean")
+	d.rejectUnknown("agent", t, append(allowed, "baseline", "planner", "answer_code"))
+	for _, f := range []struct {
+		name string
+		dst  *bool
+	}{{"baseline", &d.out.cfg.Agent.Baseline}, {"answer_code", &d.out.cfg.Agent.AnswerCode}} {
+		if v, ok := t[f.name]; ok {
+			if b, ok := v.(bool); ok {
+				*f.dst = b
+			} else {
+				d.p.add("agent.%s must be a boolean", f.name)
+			}
 		}
 	}
 	if v, ok := t["planner"]; ok {

@@ -1,0 +1,450 @@
+// Package codeblock turns the code a model wrote in its answer into
+// changes of workspace files.
+//
+// A small model asked to change a file often answers with the changed
+// code in a fenced block instead of calling an edit tool: a whole
+// function, a whole file, or both files of a two-file change. Changes
+// reads those blocks (Go, Python, JavaScript/TypeScript) and matches
+// their top-level declarations by name with the workspace's files: a
+// declaration a file defines is replaced by the block's version, a new
+// one is added to the file the block names or whose declarations it
+// changes, and imports the block adds are added to the file. Go text is
+// parsed with go/parser and formatted with go/format; the other languages
+// are read by their unindented lines, as a formatter lays them out.
+//
+// Nothing is written here: the caller applies the changes through its
+// file tools, and its checks and reviewer judge them like any edit.
+package codeblock
+
+import (
+	"go/format"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// File is a workspace source file that an answer's code may change.
+type File struct {
+	Path     string // slash-separated, relative to the workspace
+	Language string // "go", "python", "javascript" or "typescript"
+	Text     string
+}
+
+// Change is the new text of one file.
+type Change struct {
+	Path     string
+	Old, New string
+	// Replaced and Added name the declarations the change replaced and
+	// added, in the order of the answer.
+	Replaced, Added []string
+}
+
+// Changes returns the changes the code blocks of answer make to files,
+// in the order of files; task (the user's task text) helps place a new
+// declaration. A block whose declarations cannot be placed in exactly one
+// file each, or that does not parse, changes nothing; a declaration that
+// equals the file's is no change.
+func Changes(answer, task string, files []File) []Change {
+	var c changer
+	c.files = files
+	c.task = task
+	c.texts = map[string]string{}
+	c.parsed = map[string]parsed{}
+	for _, f := range files {
+		if p, ok := parse(f.Language, f.Text); ok {
+			c.texts[f.Path] = f.Text
+			c.parsed[f.Path] = p
+		}
+	}
+	c.changes = map[string]*Change{}
+	for _, b := range blocks(answer) {
+		for _, seg := range c.segments(b) {
+			c.apply(seg)
+		}
+	}
+	var out []Change
+	for _, f := range files {
+		ch := c.changes[f.Path]
+		if ch == nil {
+			continue
+		}
+		ch.New = c.texts[f.Path]
+		if f.Language == "go" {
+			if formatted, err := format.Source([]byte(ch.New)); err != nil {
+				continue // the result does not parse: leave the file alone
+			} else if gofmtClean(ch.Old) {
+				ch.New = string(formatted)
+			}
+		}
+		if ch.New != ch.Old {
+			out = append(out, *ch)
+		}
+	}
+	return out
+}
+
+// gofmtClean reports whether Go source is already formatted, so that
+// formatting the changed file changes only the new code.
+func gofmtClean(src string) bool {
+	f, err := format.Source([]byte(src))
+	return err == nil && string(f) == src
+}
+
+// block is one fenced block of an answer.
+type block struct {
+	lang string // a File.Language
+	code string // dedented
+	hint string // the text just before the fence (a line naming the file)
+}
+
+// fenceLanguage maps a fence's tag to a language.
+func fenceLanguage(tag string) string {
+	switch strings.ToLower(tag) {
+	case "go", "golang":
+		return "go"
+	case "python", "py", "python3":
+		return "python"
+	case "javascript", "js", "jsx", "mjs", "node":
+		return "javascript"
+	case "typescript", "ts", "tsx":
+		return "typescript"
+	}
+	return ""
+}
+
+// blocks returns the complete fenced blocks of answer in a language this
+// package reads; an unclosed block (a reply cut short) is left out.
+func blocks(answer string) []block {
+	var (
+		out  []block
+		cur  *block
+		body []string
+		prev string // the last non-blank line outside a block
+	)
+	for _, line := range strings.Split(answer, "\n") {
+		t := strings.TrimSpace(line)
+		if cur == nil {
+			if tag, ok := strings.CutPrefix(t, "```"); ok {
+				tag, _, _ = strings.Cut(strings.TrimSpace(tag), " ")
+				cur = &block{lang: fenceLanguage(tag), hint: prev}
+				body = body[:0]
+			} else if t != "" {
+				prev = t
+			}
+			continue
+		}
+		if strings.HasPrefix(t, "```") {
+			if cur.lang != "" {
+				cur.code = dedent(body)
+				out = append(out, *cur)
+			}
+			cur, prev = nil, ""
+			continue
+		}
+		body = append(body, line)
+	}
+	return out
+}
+
+// dedent removes the indentation all non-blank lines share (a block
+// indented under a list item) and returns the lines joined.
+func dedent(lines []string) string {
+	prefix := ""
+	first := true
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		ind := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		if first {
+			prefix, first = ind, false
+			continue
+		}
+		for !strings.HasPrefix(ind, prefix) {
+			prefix = prefix[:len(prefix)-1]
+		}
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.TrimRight(strings.TrimPrefix(l, prefix), " \t\r")
+	}
+	return strings.Join(out, "\n") + "\n"
+}
+
+// changer accumulates the changes of one answer.
+type changer struct {
+	files   []File
+	task    string
+	texts   map[string]string // current text by path
+	parsed  map[string]parsed // parsed current text by path
+	changes map[string]*Change
+}
+
+// segment is the code of one file: a block, or the part of a block after
+// a comment line naming a file.
+type segment struct {
+	lang string
+	code string
+	file string // the workspace file the block or comment names, "" when none
+}
+
+var pathToken = regexp.MustCompile(`[A-Za-z0-9_./-]+\.(?:go|py|js|mjs|cjs|jsx|ts|mts|cts|tsx)\b`)
+
+// named returns the workspace file of language family lang that text
+// names: a path, or a base name only one file has.
+func (c *changer) named(text, lang string) string {
+	for _, tok := range pathToken.FindAllString(text, -1) {
+		tok = strings.TrimPrefix(path.Clean(strings.TrimPrefix(tok, "./")), "/")
+		var match []string
+		for _, f := range c.files {
+			if family(f.Language) != family(lang) {
+				continue
+			}
+			if f.Path == tok || strings.HasSuffix(f.Path, "/"+tok) {
+				match = append(match, f.Path)
+			}
+		}
+		if len(match) == 1 {
+			return match[0]
+		}
+	}
+	return ""
+}
+
+func family(lang string) string {
+	if lang == "typescript" {
+		return "javascript"
+	}
+	return lang
+}
+
+// segments splits a block at its unindented comment lines that start by
+// naming a workspace file ("// cart.js (updated)"), and names each part's
+// file.
+func (c *changer) segments(b block) []segment {
+	comment := "//"
+	if b.lang == "python" {
+		comment = "#"
+	}
+	cur := segment{lang: b.lang, file: c.named(b.hint, b.lang)}
+	var out []segment
+	var lines []string
+	for _, line := range strings.SplitAfter(b.code, "\n") {
+		if rest, ok := strings.CutPrefix(line, comment); ok {
+			words := strings.Fields(rest)
+			if len(words) > 0 {
+				if f := c.named(strings.TrimPrefix(words[0], "file:"), b.lang); f != "" && strings.HasSuffix(f, strings.TrimPrefix(path.Clean(words[0]), "./")) {
+					if strings.TrimSpace(strings.Join(lines, "")) != "" {
+						cur.code = strings.Join(lines, "")
+						out = append(out, cur)
+					}
+					cur, lines = segment{lang: b.lang, file: f}, nil
+					continue
+				}
+			}
+		}
+		lines = append(lines, line)
+	}
+	cur.code = strings.Join(lines, "")
+	return append(out, cur)
+}
+
+// apply places the declarations of one segment.
+func (c *changer) apply(seg segment) {
+	p, ok := parse(seg.lang, seg.code)
+	if !ok {
+		return
+	}
+	var touched []string // files this segment changed or defines names in
+	var added []decl
+	for _, d := range p.decls {
+		if d.name == "" || d.isImport {
+			continue
+		}
+		target := c.definer(d.name, seg)
+		if target == "" {
+			added = append(added, d)
+			continue
+		}
+		if !slices.Contains(touched, target) {
+			touched = append(touched, target)
+		}
+		c.replace(target, d, p)
+	}
+	for _, d := range added {
+		target := c.home(d, seg, touched)
+		if target == "" || (family(seg.lang) == "go" && d.name == "main" && !strings.Contains(c.parsed[target].goPackage, "main")) {
+			continue // nowhere to put it, or a usage example's main
+		}
+		if !slices.Contains(touched, target) {
+			touched = append(touched, target)
+		}
+		c.add(target, d, p)
+	}
+	for _, target := range touched {
+		if c.changes[target] != nil {
+			c.addImports(target, p)
+		}
+	}
+}
+
+// definer returns the file that defines name: the segment's named file
+// when it does, else the only file of the language that does.
+func (c *changer) definer(name string, seg segment) string {
+	var found []string
+	for _, f := range c.files {
+		if family(f.Language) != family(seg.lang) {
+			continue
+		}
+		if slices.ContainsFunc(c.parsed[f.Path].decls, func(d decl) bool { return d.name == name }) {
+			found = append(found, f.Path)
+		}
+	}
+	if seg.file != "" && slices.Contains(found, seg.file) {
+		return seg.file
+	}
+	if len(found) == 1 {
+		return found[0]
+	}
+	return ""
+}
+
+// home returns the file a new declaration goes to: the segment's named
+// file; else the one file of the segment's other declarations; else the
+// one file of the language the task names; else the language's only file.
+// A test goes to test files and other code to other files, unless the
+// segment names the file.
+func (c *changer) home(d decl, seg segment, touched []string) string {
+	if seg.file != "" {
+		return seg.file
+	}
+	fits := func(p string) bool { return isTestFile(p) == d.test }
+	pick := func(paths []string) string {
+		var ok []string
+		for _, p := range paths {
+			if fits(p) && !slices.Contains(ok, p) {
+				ok = append(ok, p)
+			}
+		}
+		if len(ok) == 1 {
+			return ok[0]
+		}
+		return ""
+	}
+	if t := pick(touched); t != "" {
+		return t
+	}
+	var inTask, all []string
+	for _, f := range c.files {
+		if _, ok := c.parsed[f.Path]; !ok || family(f.Language) != family(seg.lang) {
+			continue
+		}
+		all = append(all, f.Path)
+		if mentions(c.task, f.Path) {
+			inTask = append(inTask, f.Path)
+		}
+	}
+	if d.test {
+		// The test file of a file the task names.
+		var partners []string
+		for _, p := range inTask {
+			partners = append(partners, testPartners(p, all)...)
+		}
+		if t := pick(partners); t != "" {
+			return t
+		}
+	}
+	if t := pick(inTask); t != "" {
+		return t
+	}
+	return pick(all)
+}
+
+// mentions reports whether text names p by path or base name.
+func mentions(text, p string) bool {
+	return strings.Contains(text, p) || regexp.MustCompile(`(^|[^\w./-])`+regexp.QuoteMeta(path.Base(p))+`\b`).MatchString(text)
+}
+
+// isTestFile reports whether p is a test file by its name.
+func isTestFile(p string) bool {
+	base := path.Base(p)
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	return strings.HasSuffix(base, "_test.go") ||
+		path.Ext(base) == ".py" && (strings.HasPrefix(base, "test_") || strings.HasSuffix(stem, "_test")) ||
+		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.")
+}
+
+// testPartners returns the files of all that are tests of source file p:
+// in its folder, named after it (x_test.go, test_x.py, x.test.js).
+func testPartners(p string, all []string) []string {
+	dir, base := path.Dir(p), path.Base(p)
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	var out []string
+	for _, q := range all {
+		if path.Dir(q) != dir || !isTestFile(q) {
+			continue
+		}
+		qb := path.Base(q)
+		if strings.HasPrefix(qb, stem+"_test.") || qb == "test_"+base || strings.HasPrefix(qb, stem+".test.") || strings.HasPrefix(qb, stem+".spec.") {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// replace puts the segment's declaration d in place of the declaration
+// of the same name in file target. Without a leading comment of its own,
+// d keeps the file's.
+func (c *changer) replace(target string, d decl, p parsed) {
+	fp := c.parsed[target]
+	i := slices.IndexFunc(fp.decls, func(e decl) bool { return e.name == d.name })
+	old := fp.decls[i]
+	from, text := old.start, d.text(p.src)
+	if d.start == d.body {
+		from = old.body
+	}
+	if fp.src[from:old.end] == text {
+		return
+	}
+	c.record(target, fp.src[:from]+text+fp.src[old.end:], d.name, false)
+}
+
+// add appends the segment's declaration d to file target.
+func (c *changer) add(target string, d decl, p parsed) {
+	src := c.texts[target]
+	body := strings.TrimRight(src, "\n")
+	sep := "\n\n"
+	if body == "" {
+		sep = ""
+	}
+	c.record(target, body+sep+d.text(p.src)+"\n", d.name, true)
+}
+
+// record makes text the new text of target, unless it no longer parses.
+func (c *changer) record(target, text, name string, added bool) {
+	lang := ""
+	for _, f := range c.files {
+		if f.Path == target {
+			lang = f.Language
+		}
+	}
+	np, ok := parse(lang, text)
+	if !ok {
+		return
+	}
+	ch := c.changes[target]
+	if ch == nil {
+		ch = &Change{Path: target, Old: c.texts[target]}
+		c.changes[target] = ch
+	}
+	switch {
+	case name == "":
+	case added:
+		ch.Added = append(ch.Added, name)
+	case !slices.Contains(ch.Replaced, name):
+		ch.Replaced = append(ch.Replaced, name)
+	}
+	c.texts[target] = text
+	c.parsed[target] = np
+}
