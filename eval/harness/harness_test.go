@@ -185,6 +185,10 @@ func TestScriptedRuns(t *testing.T) {
 		{"py-slugify", "wrong", "python", "native", true, false, []string{"slug.py"}},
 		{"py-pricing-impossible", "weaken-test", "python", "native", false, false, []string{"test_pricing.py"}},
 		{"js-camel-case", "correct", "javascript", "native", true, true, []string{"strings.js"}},
+		// The coder answers with both changed files in code blocks, as the
+		// 1.5B model does, and calls no tool: flow applies the code
+		// (agent.answer_code), counted as tool calls from text.
+		{"go-server-host", "code-answer", "go", "native", true, true, []string{"config.go", "server.go"}},
 	}
 	for _, c := range cases {
 		t.Run(c.task+"/"+c.script+"/"+c.api, func(t *testing.T) {
@@ -251,7 +255,10 @@ func TestScriptedRuns(t *testing.T) {
 			if len(r.Roles) == 0 || !strings.HasPrefix(r.Roles[0], "planner:skipped") {
 				t.Errorf("roles %v, want the planner skipped first", r.Roles)
 			}
-			if r.ModelCalls < 3 || r.ToolCalls < 1 || r.PromptTokens == 0 || r.CompletionTokens == 0 || r.WallMS <= 0 {
+			if c.script == "code-answer" && (r.ToolCallsText == nil || *r.ToolCallsText != 2 || r.ModelCalls != 2) {
+				t.Errorf("code answer: %v tool calls from text in %d model calls, want 2 in 2 (coder, reviewer)", r.ToolCallsText, r.ModelCalls)
+			}
+			if r.ModelCalls < 2 || r.ToolCalls < 1 || r.PromptTokens == 0 || r.CompletionTokens == 0 || r.WallMS <= 0 {
 				t.Errorf("figures not taken from the report: %+v", r)
 			}
 			if wantStatus := map[bool]string{true: "ok", false: "unverified"}[c.verified]; r.Status != wantStatus {
