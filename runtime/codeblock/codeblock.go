@@ -219,9 +219,9 @@ func family(lang string) string {
 	return lang
 }
 
-// segments splits a block at its unindented comment lines that start by
-// naming a workspace file ("// cart.js (updated)"), and names each part's
-// file.
+// segments splits a block at its unindented comment lines whose first
+// word names a workspace file ("// cart.js (updated)", "# file: slug.py"),
+// and names each part's file.
 func (c *changer) segments(b block) []segment {
 	comment := "//"
 	if b.lang == "python" {
@@ -231,23 +231,39 @@ func (c *changer) segments(b block) []segment {
 	var out []segment
 	var lines []string
 	for _, line := range strings.SplitAfter(b.code, "\n") {
-		if rest, ok := strings.CutPrefix(line, comment); ok {
-			words := strings.Fields(rest)
-			if len(words) > 0 {
-				if f := c.named(strings.TrimPrefix(words[0], "file:"), b.lang); f != "" && strings.HasSuffix(f, strings.TrimPrefix(path.Clean(words[0]), "./")) {
-					if strings.TrimSpace(strings.Join(lines, "")) != "" {
-						cur.code = strings.Join(lines, "")
-						out = append(out, cur)
-					}
-					cur, lines = segment{lang: b.lang, file: f}, nil
-					continue
-				}
+		if f := c.fileComment(line, comment, b.lang); f != "" {
+			if strings.TrimSpace(strings.Join(lines, "")) != "" {
+				cur.code = strings.Join(lines, "")
+				out = append(out, cur)
 			}
+			cur, lines = segment{lang: b.lang, file: f}, nil
+			continue
 		}
 		lines = append(lines, line)
 	}
 	cur.code = strings.Join(lines, "")
 	return append(out, cur)
+}
+
+// fileComment returns the workspace file that an unindented comment line
+// names as its first word, "" for any other line.
+func (c *changer) fileComment(line, comment, lang string) string {
+	rest, ok := strings.CutPrefix(line, comment)
+	if !ok {
+		return ""
+	}
+	words := strings.Fields(rest)
+	if len(words) > 1 && strings.EqualFold(words[0], "file:") {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	word := strings.TrimRight(strings.TrimPrefix(words[0], "file:"), ",:;")
+	if pathToken.FindString(word) != word {
+		return ""
+	}
+	return c.named(word, lang)
 }
 
 // apply places the declarations of one segment.
@@ -262,10 +278,12 @@ func (c *changer) apply(seg segment) {
 		if d.name == "" || d.isImport {
 			continue
 		}
-		target := c.definer(d.name, seg)
+		target, defined := c.definer(d.name, seg)
 		if target == "" {
-			added = append(added, d)
-			continue
+			if defined == 0 {
+				added = append(added, d)
+			}
+			continue // several files define it: which one is meant is unclear
 		}
 		if !slices.Contains(touched, target) {
 			touched = append(touched, target)
@@ -274,7 +292,7 @@ func (c *changer) apply(seg segment) {
 	}
 	for _, d := range added {
 		target := c.home(d, seg, touched)
-		if target == "" || (family(seg.lang) == "go" && d.name == "main" && !strings.Contains(c.parsed[target].goPackage, "main")) {
+		if target == "" || (family(seg.lang) == "go" && d.name == "main" && c.parsed[target].goPackage != "package main") {
 			continue // nowhere to put it, or a usage example's main
 		}
 		if !slices.Contains(touched, target) {
@@ -290,8 +308,9 @@ func (c *changer) apply(seg segment) {
 }
 
 // definer returns the file that defines name: the segment's named file
-// when it does, else the only file of the language that does.
-func (c *changer) definer(name string, seg segment) string {
+// when it does, else the only file of the language that does; and how many
+// files define it.
+func (c *changer) definer(name string, seg segment) (string, int) {
 	var found []string
 	for _, f := range c.files {
 		if family(f.Language) != family(seg.lang) {
@@ -302,12 +321,12 @@ func (c *changer) definer(name string, seg segment) string {
 		}
 	}
 	if seg.file != "" && slices.Contains(found, seg.file) {
-		return seg.file
+		return seg.file, len(found)
 	}
 	if len(found) == 1 {
-		return found[0]
+		return found[0], 1
 	}
-	return ""
+	return "", len(found)
 }
 
 // home returns the file a new declaration goes to: the segment's named

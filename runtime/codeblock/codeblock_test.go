@@ -190,6 +190,16 @@ func TestChanges(t *testing.T) {
 			contains: map[string][]string{"b/stats.go": {"return 1\n}"}},
 		},
 		{
+			name:   "a name two files define is not added to a third the task names",
+			answer: "```go\nfunc Median(xs []float64) float64 {\n\treturn 0\n}\n```",
+			task:   "fix Median, see c/c.go",
+			files: []File{
+				{Path: "a/stats.go", Language: "go", Text: statsGo},
+				{Path: "b/stats.go", Language: "go", Text: statsGo},
+				{Path: "c/c.go", Language: "go", Text: "package c\n"},
+			},
+		},
+		{
 			name: "a Python function is replaced whole, past a comment at the margin inside it",
 			answer: "**duration.py**:\n```python\nimport re\n\n_PART = re.compile(r\"(\\d)([hms])\")\n\ndef parse_duration(text):\n" +
 				"    \"\"\"Return the seconds.\"\"\"\n    return sum(int(n) for n, _ in re.findall(r\"(\\d+)([hms])\", text))\n```",
@@ -226,6 +236,16 @@ func TestChanges(t *testing.T) {
 				"src/format.js": {"/**\n * formatPrice formats cents in a currency.\n */\nexport function formatPrice(cents, currency) {"},
 			},
 			lacks: map[string][]string{"src/format.js": {"formats cents.\n", "updated content"}},
+		},
+		{
+			name:   "a Python block split by a file: comment, and a comment that only mentions a file",
+			answer: "```python\n# file: duration.py\ndef other():\n    return 2\n\n# see duration.py for the rest\n```",
+			files:  []File{{Path: "duration.py", Language: "python", Text: durationPy}},
+			want:   []change{{Path: "duration.py", Replaced: []string{"other"}}},
+			contains: map[string][]string{"duration.py": {
+				"def other():\n    return 2\n\n# see duration.py for the rest\n",
+			}},
+			lacks: map[string][]string{"duration.py": {"file: duration.py"}},
 		},
 		{
 			name:   "a new one-line JavaScript function goes to the file the task names",
