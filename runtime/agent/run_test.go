@@ -428,3 +428,52 @@ func TestRoleSummaryAndUsage(t *testing.T) {
 		t.Errorf("Usage = %+v, want 150/10", rep.Usage)
 	}
 }
+
+// TestReviewerRejectionWithoutIssueIsAskedOnce: a rejection that names no
+// issue gets one request, with the verdict's schema, to name the defect
+// or approve; its answer is the verdict, approval or a named issue alike.
+// A rejection that names an issue, or a second one without, is final.
+func TestReviewerRejectionWithoutIssueIsAskedOnce(t *testing.T) {
+	tests := []struct {
+		name     string
+		replies  []string // the reviewer's answers
+		verified bool
+		issues   []string
+		reason   string
+	}{
+		{"then approves", []string{verdict(false, "The diff does not do what the task asks, or is empty."), verdict(true, "a.go says fixed")}, true, []string{}, ""},
+		{"then names the issue", []string{verdict(false, "no"), verdict(false, "no", "a.go lacks a test")}, false, []string{"a.go lacks a test"}, "The reviewer rejected the change: a.go lacks a test"},
+		{"rejects again without one", []string{verdict(false, "no"), verdict(false, "still no")}, false, []string{}, "The reviewer rejected the change: still no"},
+		{"names an issue at once", []string{verdict(false, "no", "uses a global")}, false, []string{"uses a global"}, "The reviewer rejected the change: uses a global"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
+			steps := editScript(tc.replies[0])
+			for _, r := range tc.replies[1:] {
+				steps = append(steps, say(r))
+			}
+			be := newScripted(t, steps...)
+			rep := newHarness(t, testConfig(dir, goLint()), be).run(t, "fix a.go")
+			if rep.Verified != tc.verified || be.left() != 0 {
+				t.Fatalf("Run() = %s verified=%v (%s), %d replies left; want verified=%v with every reply used", rep.Status, rep.Verified, rep.Reason, be.left(), tc.verified)
+			}
+			rv := rep.Roles[len(rep.Roles)-1]
+			if !slices.Equal(rv.Issues, tc.issues) {
+				t.Errorf("reviewer issues %q, want %q", rv.Issues, tc.issues)
+			}
+			if tc.reason != "" && rep.Reason != tc.reason {
+				t.Errorf("Reason = %q, want %q", rep.Reason, tc.reason)
+			}
+			reqs := be.requests()
+			last := reqs[len(reqs)-1]
+			asked := len(tc.replies) > 1
+			if got := last.Messages[len(last.Messages)-1].Content == msgNameTheIssue; got != asked {
+				t.Errorf("last request asked to name the issue: %v, want %v", got, asked)
+			}
+			if asked && (last.Format == nil || len(last.Tools) != 0) {
+				t.Errorf("the issue request has format %s and %d tools, want the verdict schema and none", last.Format, len(last.Tools))
+			}
+		})
+	}
+}
