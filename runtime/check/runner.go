@@ -217,6 +217,9 @@ func (r *Runner) runCheck(ctx context.Context, c config.Check) report.CheckResul
 	if r.Fresh != nil {
 		if err := r.Fresh(ctx); err != nil {
 			res.Status, res.Error = report.StatusStale, err.Error()
+			if ctx.Err() != nil { // cancelled while reading the files
+				res.Status, res.Error = report.StatusCancelled, msgCancelled
+			}
 			return res
 		}
 	}
@@ -233,6 +236,9 @@ func (r *Runner) runCheck(ctx context.Context, c config.Check) report.CheckResul
 	if r.Fresh != nil && res.Status != report.StatusCancelled {
 		if err := r.Fresh(ctx); err != nil {
 			res.Status, res.Error, res.Returncode = report.StatusStale, err.Error(), nil
+			if ctx.Err() != nil {
+				res.Status, res.Error = report.StatusCancelled, msgCancelled
+			}
 		}
 	}
 	return res

@@ -273,6 +273,21 @@ func TestFreshness(t *testing.T) {
 			t.Errorf("Run with root replaced during the check verified")
 		}
 	})
+	t.Run("cancelled while reading the files", func(t *testing.T) {
+		// A stop that lands while the files are read is a cancellation,
+		// not a stale workspace (it used to say "stale").
+		t.Parallel()
+		r := newRunner(t, required("a", sh("touch marker")...))
+		ctx, cancel := context.WithCancel(t.Context())
+		r.Fresh = func(ctx context.Context) error { cancel(); return ctx.Err() }
+		res := r.Run(ctx, "").Checks[0]
+		if res.Status != report.StatusCancelled || res.Error != msgCancelled {
+			t.Errorf("Run cancelled during the freshness check = %q, %q, want cancelled", res.Status, res.Error)
+		}
+		if exists(t, filepath.Join(r.Root, "marker")) {
+			t.Errorf("the cancelled check ran")
+		}
+	})
 	t.Run("fresh", func(t *testing.T) {
 		t.Parallel()
 		r := newRunner(t, required("a", "true"), required("b", "true"))
