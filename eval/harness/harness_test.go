@@ -189,6 +189,7 @@ func TestScriptedRuns(t *testing.T) {
 		// 1.5B model does, and calls no tool: flow applies the code
 		// (agent.answer_code), counted as tool calls from text.
 		{"go-server-host", "code-answer", "go", "native", true, true, []string{"config.go", "server.go"}},
+		{"go-server-host", "code-answer", "go", "openai", true, true, []string{"config.go", "server.go"}},
 	}
 	for _, c := range cases {
 		t.Run(c.task+"/"+c.script+"/"+c.api, func(t *testing.T) {
