@@ -248,6 +248,13 @@ func TestChanges(t *testing.T) {
 			lacks: map[string][]string{"duration.py": {"file: duration.py"}},
 		},
 		{
+			name:     "a comment a blank line parts from a declaration is not its leading comment",
+			answer:   "```js\n/** cartTotal sums. */\nexport function cartTotal(items) {\n  return 0;\n}\n```",
+			files:    []File{{Path: "src/cart.js", Language: "javascript", Text: "// Totals.\n\nexport function cartTotal(items) {\n  return 1;\n}\n"}},
+			want:     []change{{Path: "src/cart.js", Replaced: []string{"cartTotal"}}},
+			contains: map[string][]string{"src/cart.js": {"// Totals.\n\n/** cartTotal sums. */\nexport function cartTotal(items) {\n  return 0;\n}\n"}},
+		},
+		{
 			name:   "a new one-line JavaScript function goes to the file the task names",
 			answer: "```js\nexport function chunk(array, size) { return [array.slice(0, size)]; }\n```",
 			task:   "Add and export a function chunk(array, size) in format.js",

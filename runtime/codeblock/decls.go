@@ -43,15 +43,16 @@ type parsed struct {
 
 // parse splits src in language lang ("go", "python", "javascript",
 // "typescript") into its top-level items. ok is false for Go text that
-// does not parse.
+// does not parse, and for other text that ends inside a string or a
+// block comment.
 func parse(lang, src string) (parsed, bool) {
 	switch lang {
 	case "go":
 		return parseGo(src)
 	case "python":
-		return parseLines(src, python), true
+		return parseLines(src, python)
 	case "javascript", "typescript":
-		return parseLines(src, javascript), true
+		return parseLines(src, javascript)
 	}
 	return parsed{}, false
 }
@@ -250,8 +251,9 @@ func jsItem(line string) itemKind {
 // item; an unindented line of closing brackets belongs to the item above.
 // Lines inside a multi-line string or block comment never start an item.
 // Source whose top-level code is indented (a fragment copied from inside
-// a function) has no items.
-func parseLines(src string, l syntax) parsed {
+// a function) has no items. ok is false when src ends inside a string or
+// block comment: where its items end cannot be told.
+func parseLines(src string, l syntax) (parsed, bool) {
 	out := parsed{src: src}
 	var (
 		open     = -1 // index in out.decls of the item being read
@@ -272,7 +274,13 @@ func parseLines(src string, l syntax) parsed {
 		text := strings.TrimRight(line, "\r\n")
 		continued := inString != "" || inBlock
 		inString, inBlock = l.scan(text, inString, inBlock)
-		if continued || text == "" {
+		if continued {
+			continue
+		}
+		if text == "" {
+			// A comment that a blank line parts from what follows is not
+			// its leading comment: it stays with the item above.
+			lead = -1
 			continue
 		}
 		if text[0] == ' ' || text[0] == '\t' || closing(text) {
@@ -298,7 +306,7 @@ func parseLines(src string, l syntax) parsed {
 		open = len(out.decls) - 1
 	}
 	finish(len(src))
-	return out
+	return out, inString == "" && !inBlock
 }
 
 // closing reports whether an unindented line only closes brackets (with
