@@ -481,29 +481,29 @@ func textToolCalls(content string, offered []model.Tool) []model.ToolCall {
 // left; its answer is used if it parses, else the first answer stays, for
 // the usual parsing (bare, fenced, last object). An empty answer with no
 // parsable verdict after it makes the reviewer unverified, naming the
-// empty reply. A rejection that names no issue gets one request, in the
-// same way, to name the defect or approve (msgNameTheIssue): it gives the
-// repair nothing to fix, and the 1.5B reviewer's such rejections were a
-// sentence of its prompt copied as the summary. Its answer is the verdict
-// when it parses, whatever it says.
+// empty reply.
 func (r *run) finishReview(ctx context.Context, turn int, st *report.Role, conv *conversation, prev *promptSize, content string, empty bool) string {
 	st.Status = report.StatusOK
 	st.Summary = truncateChars(content, maxSummaryChars)
-	if v, ok := parseVerdict(content); ok {
-		if v.Approved || namesIssue(v.Issues) {
-			return content
-		}
-		if answer, parsed, failed := r.askVerdict(ctx, turn, st, conv, prev, msgNameTheIssue, "issue request"); failed {
-			return ""
-		} else if parsed {
-			return answer
-		}
+	if _, ok := parseVerdict(content); ok {
 		return content
 	}
-	if answer, parsed, failed := r.askVerdict(ctx, turn, st, conv, prev, verdictRequest, "verdict request"); failed {
-		return "" // st says why
-	} else if parsed {
-		return answer
+	var answer string
+	asked := turn < r.cfg.Agent.MaxIterations && ctx.Err() == nil
+	if asked {
+		conv.push(model.Message{Role: model.RoleUser, Content: verdictRequest})
+		asked = !conv.meter.exceeded()
+	}
+	if asked {
+		resp, ok := r.callFormat(ctx, config.RoleReviewer, turn+1, st, conv, false, json.RawMessage(VerdictSchema), prev, "verdict request")
+		if !ok {
+			return "" // st says why
+		}
+		answer = resp.Message.Content
+		conv.push(model.Message{Role: model.RoleAssistant, Content: answer})
+		if _, ok := parseVerdict(answer); ok {
+			return answer
+		}
 	}
 	if empty {
 		// The verdict request gave nothing usable either (nothing, or
@@ -513,42 +513,6 @@ func (r *run) finishReview(ctx context.Context, turn int, st *report.Role, conv 
 	}
 	return content
 }
-
-// askVerdict sends the reviewer msg and makes one call for its verdict
-// (no tools, the verdict's schema as the format), when a turn is left and
-// the context allows. It returns the answer, whether it holds a verdict,
-// and whether the call failed (st says why).
-func (r *run) askVerdict(ctx context.Context, turn int, st *report.Role, conv *conversation, prev *promptSize, msg, note string) (string, bool, bool) {
-	if turn >= r.cfg.Agent.MaxIterations || ctx.Err() != nil {
-		return "", false, false
-	}
-	conv.push(model.Message{Role: model.RoleUser, Content: msg})
-	if conv.meter.exceeded() {
-		return "", false, false
-	}
-	resp, ok := r.callFormat(ctx, config.RoleReviewer, turn+1, st, conv, false, json.RawMessage(VerdictSchema), prev, note)
-	if !ok {
-		return "", false, true
-	}
-	answer := resp.Message.Content
-	conv.push(model.Message{Role: model.RoleAssistant, Content: answer})
-	_, parsed := parseVerdict(answer)
-	return answer, parsed, false
-}
-
-// namesIssue reports whether issues holds a non-blank one.
-func namesIssue(issues []string) bool {
-	for _, i := range issues {
-		if strings.TrimSpace(i) != "" {
-			return true
-		}
-	}
-	return false
-}
-
-// msgNameTheIssue asks a reviewer that rejected the change without naming
-// an issue to name it, or approve.
-const msgNameTheIssue = `Your verdict rejects the change but names no issue, so there is nothing to fix. Compare the diff with the task once more and answer with one JSON object {"approved": true or false, "summary": "...", "issues": ["..."]}: if the change has a defect, approved false and each defect in issues (the file and what is wrong); if it does what the task asks, approved true.`
 
 // applyVerdict merges the reviewer's verdict into its finished state: a
 // structured verdict sets approved, issues and summary; anything else makes
