@@ -382,7 +382,15 @@ func (c *changer) home(d decl, seg segment, touched []string) string {
 
 // mentions reports whether text names p by path or base name.
 func mentions(text, p string) bool {
-	return strings.Contains(text, p) || regexp.MustCompile(`(^|[^\w./-])`+regexp.QuoteMeta(path.Base(p))+`\b`).MatchString(text)
+	if strings.Contains(text, p) {
+		return true
+	}
+	for _, tok := range pathToken.FindAllString(text, -1) {
+		if tok == path.Base(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // isTestFile reports whether p is a test file by its name.
