@@ -73,6 +73,12 @@ func (u Usage) Add(o Usage) Usage {
 	return Usage{u.PromptTokens + o.PromptTokens, u.CompletionTokens + o.CompletionTokens}
 }
 
+// DoneRepetition is the done reason of a reply that the client ended
+// because it kept repeating one piece of text; the reply's content keeps
+// what came before the loop and one copy of the piece, and its usage is
+// unknown (zero).
+const DoneRepetition = "repetition"
+
 // Response is the assistant's answer to one Request.
 type Response struct {
 	Message    Message

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"flow/runtime/model"
@@ -98,7 +99,8 @@ func (c *Client) chatNative(ctx context.Context, req model.Request) (model.Respo
 	defer resp.Body.Close()
 
 	out := model.Response{Message: model.Message{Role: model.RoleAssistant}}
-	var content []byte
+	var content strings.Builder
+	var guard loopGuard
 	lines := newLineReader(resp.Body)
 	for {
 		line, err := lines.next()
@@ -121,7 +123,7 @@ func (c *Client) chatNative(ctx context.Context, req model.Request) (model.Respo
 		if m := ch.Message; m != nil {
 			// m.Thinking is the model's reasoning; it is not part of the answer.
 			if m.Content != "" {
-				content = append(content, m.Content...)
+				content.WriteString(m.Content)
 				if req.OnDelta != nil {
 					req.OnDelta(m.Content)
 				}
@@ -138,8 +140,13 @@ func (c *Client) chatNative(ctx context.Context, req model.Request) (model.Respo
 				})
 			}
 		}
+		if keep, ok := guard.looping(content.String()); ok && !ch.Done {
+			// Returning closes the connection, which stops the server.
+			out.Message.Content = content.String()
+			return cutLoop(out, keep), nil
+		}
 		if ch.Done {
-			out.Message.Content = string(content)
+			out.Message.Content = content.String()
 			out.DoneReason = ch.DoneReason
 			out.Usage = model.Usage{PromptTokens: ch.PromptEvalCount, CompletionTokens: ch.EvalCount}
 			if ch.PromptEvalDuration > 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -175,7 +176,7 @@ func (c *Client) chatOpenAI(ctx context.Context, req model.Request) (model.Respo
 		if err != nil {
 			return model.Response{}, callError(ctx, op, err)
 		}
-		if err := acc.add(op, b, false); err != nil {
+		if err := acc.add(op, b, false); err != nil && err != errLooping {
 			return model.Response{}, err
 		}
 		if !acc.sawChoice {
@@ -204,13 +205,17 @@ func readSSE(ctx context.Context, op string, body io.Reader, acc *openaiAccumula
 		if string(ev) == "[DONE]" {
 			return true, nil
 		}
-		return false, acc.add(op, ev, true)
+		if err := acc.add(op, ev, true); err != nil {
+			// A loop ends the reply; returning closes the connection.
+			return err == errLooping, err
+		}
+		return false, nil
 	}
 	for {
 		line, err := lines.next()
 		if err == io.EOF {
 			done, derr := dispatch()
-			if derr != nil {
+			if derr != nil && derr != errLooping {
 				return derr
 			}
 			if done || acc.finishReason != "" {
@@ -224,6 +229,9 @@ func readSSE(ctx context.Context, op string, body io.Reader, acc *openaiAccumula
 		if len(line) == 0 { // end of an event
 			done, err := dispatch()
 			if done || err != nil {
+				if err == errLooping {
+					err = nil
+				}
 				return err
 			}
 			continue
@@ -249,7 +257,13 @@ type openaiAccumulator struct {
 	finishReason string
 	usage        model.Usage
 	sawChoice    bool
+	guard        loopGuard
+	keep         int // when a loop ended the reply: the content to keep
 }
+
+// errLooping ends reading a reply whose content repeats itself (see
+// [loopGuard]); it is not a failure.
+var errLooping = errors.New("the reply repeats itself")
 
 // add decodes one chunk (streamed) or one whole completion (not streamed).
 func (a *openaiAccumulator) add(op string, data []byte, streamed bool) error {
@@ -287,6 +301,10 @@ func (a *openaiAccumulator) add(op string, data []byte, streamed bool) error {
 		for _, tc := range m.ToolCalls {
 			a.addCall(tc)
 		}
+	}
+	if keep, ok := a.guard.looping(a.content.String()); ok && a.finishReason == "" {
+		a.keep = keep
+		return errLooping
 	}
 	return nil
 }
@@ -348,6 +366,10 @@ func (a *openaiAccumulator) response() model.Response {
 	}
 	for _, c := range a.calls {
 		out.Message.ToolCalls = append(out.Message.ToolCalls, model.ToolCall{ID: c.id, Name: c.name, Arguments: c.args.String()})
+	}
+	if a.keep > 0 {
+		out.Usage = model.Usage{}
+		return cutLoop(out, a.keep)
 	}
 	return out
 }

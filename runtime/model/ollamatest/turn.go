@@ -40,7 +40,8 @@ type Turn struct {
 	ChunkDelay time.Duration
 	// RedirectTo answers 302 with this Location.
 	RedirectTo string
-	// Oversize pads the answer with this many bytes of content ("x"s).
+	// Oversize pads the answer with this many bytes of content (counting
+	// numbers, which never repeat).
 	Oversize int
 	// PromptTokens and CompletionTokens are the usage counts reported.
 	PromptTokens, CompletionTokens int
@@ -184,11 +185,18 @@ func splitText(s string, n int) []string {
 // padding returns the Oversize padding in pieces of at most 32 KiB.
 func padding(n int) []string {
 	const piece = 32 << 10
+	// Counting numbers never repeat, so a client that ends looping replies
+	// reads all of them.
+	var text strings.Builder
+	for i := 0; text.Len() < n; i++ {
+		fmt.Fprintf(&text, "%d ", i)
+	}
+	all := text.String()[:n]
 	var out []string
-	for n > 0 {
-		k := min(n, piece)
-		out = append(out, strings.Repeat("x", k))
-		n -= k
+	for len(all) > 0 {
+		k := min(len(all), piece)
+		out = append(out, all[:k])
+		all = all[k:]
 	}
 	return out
 }

@@ -1,0 +1,65 @@
+package ollama
+
+import "flow/runtime/model"
+
+// A small model caught in a loop writes the same text again and again until
+// its reply bound, and on a CPU that takes longer than a call's timeout: the
+// call then fails after minutes with nothing to show. The clients watch the
+// content as it streams and end the reply once its tail is one piece of text
+// repeated, keeping the text before the loop and one copy of the piece.
+const (
+	// loopMaxPeriod is the longest repeated piece looked for, in bytes.
+	loopMaxPeriod = 1024
+	// loopMinSpan is the shortest repeated tail that ends a reply, in bytes.
+	loopMinSpan = 1024
+	// loopMinRepeats is how many copies of the piece the tail must hold.
+	loopMinRepeats = 4
+	// loopCheckEvery is how many new bytes of content pass between checks.
+	loopCheckEvery = 64
+)
+
+// loopGuard checks a growing reply for a loop.
+type loopGuard struct {
+	checked int // the content length at the last check
+}
+
+// looping reports whether content, the whole reply so far, ends in a loop,
+// and if so how many of its bytes to keep.
+func (g *loopGuard) looping(content string) (keep int, ok bool) {
+	if len(content)-g.checked < loopCheckEvery {
+		return 0, false
+	}
+	g.checked = len(content)
+	return repeatedTail(content)
+}
+
+// repeatedTail reports whether s ends in at least loopMinRepeats copies of
+// one piece of at most loopMaxPeriod bytes that together span at least
+// loopMinSpan bytes. keep is the length of s up to the end of the first copy
+// of the repetition.
+func repeatedTail(s string) (keep int, ok bool) {
+	n := len(s)
+	for p := 1; p <= loopMaxPeriod; p++ {
+		span := max(loopMinRepeats*p, loopMinSpan)
+		if span > n {
+			break // span only grows with p
+		}
+		if s[n-span+p:] != s[n-span:n-p] {
+			continue
+		}
+		start := n - span
+		for start > 0 && s[start-1] == s[start-1+p] {
+			start--
+		}
+		return start + p, true
+	}
+	return 0, false
+}
+
+// cutLoop is resp with its content cut to keep bytes and the done reason
+// that says why.
+func cutLoop(resp model.Response, keep int) model.Response {
+	resp.Message.Content = resp.Message.Content[:keep]
+	resp.DoneReason = model.DoneRepetition
+	return resp
+}
