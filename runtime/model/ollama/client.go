@@ -34,7 +34,8 @@ const (
 const maxResponseBytes = 2 << 20
 
 // maxCompletionTokens caps every reply (num_predict, max_tokens): a model
-// caught in a repetition loop otherwise writes until the call times out.
+// that rambles without repeating itself exactly (which [loopGuard] would
+// end) otherwise writes until the call times out.
 const maxCompletionTokens = 8192
 
 // completionBound is the reply bound of req: req.MaxTokens when it is
