@@ -1,6 +1,7 @@
 package ollama
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,15 @@ import (
 const loopUnit = "I also changed the `cartTotal` function in `cart.js` to pass the currency code on to `formatPrice`.\n\n" +
 	"```json\n{\n  \"name\": \"file_edit\",\n  \"arguments\": {\n    \"path\": \"src/cart.js\",\n" +
 	"    \"old_string\": \"formatPrice(cents)\",\n    \"new_string\": \"formatPrice(cents, currency)\"\n  }\n}\n```\n\n"
+
+// piece400 is 400 bytes that hold no repetition themselves.
+var piece400 = func() string {
+	var b strings.Builder
+	for i := 0; b.Len() < 400; i++ {
+		fmt.Fprintf(&b, "%d,", i)
+	}
+	return b.String()[:400]
+}()
 
 func TestRepeatedTail(t *testing.T) {
 	t.Parallel()
@@ -30,6 +40,8 @@ func TestRepeatedTail(t *testing.T) {
 		{"the recorded loop, cut mid-piece", prefix + strings.Repeat(loopUnit, 5) + loopUnit[:100], len(prefix) + len(loopUnit) - 2},
 		{"four copies are enough", prefix + strings.Repeat(loopUnit, 4), len(prefix) + len(loopUnit) - 2},
 		{"three copies are not", prefix + strings.Repeat(loopUnit, 3), -1},
+		{"three copies are not, even spanning 1024 bytes", "start " + strings.Repeat(piece400, 3), -1},
+		{"four such copies are", "start " + strings.Repeat(piece400, 4), len("start ") + len(piece400)},
 		{"spaces without end", "answer:" + strings.Repeat(" ", 2000), len("answer:") + 1},
 		{"one line again and again", "x := 1\n" + strings.Repeat("return nil\n", 200), len("x := 1\n") + len("return nil\n") - 1},
 		{"a short repetition is not a loop", "a" + strings.Repeat("}\n", 100) + "done", -1},
