@@ -127,6 +127,7 @@ func confinementCases(f fixture) []confinementCase {
 		lexical("Windows drive", `C:\Windows\win.ini`, abs),
 		lexical("Windows drive relative", "c:foo", abs),
 		lexical("Windows drive bare", "C:", abs),
+		lexical("Windows drive after ./", "./C:", abs),
 		lexical("parent", "..", trav),
 		lexical("parent file", "../secret.txt", trav),
 		lexical("sibling prefix escape", "../ws-outside/secret.txt", trav),

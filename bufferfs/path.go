@@ -39,6 +39,9 @@ func ValidPath(p string) (string, error) {
 		}
 	}
 	clean := path.Clean(p)
+	if hasDrive(clean) { // "./C:" cleans to a drive path
+		return "", errAbsPath
+	}
 	if clean != "." && strings.Count(clean, "/")+1 > MaxPathComponents {
 		return "", errDeepPath
 	}
