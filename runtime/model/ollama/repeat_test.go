@@ -94,3 +94,23 @@ func TestLoopGuardLeavesRealCodeAlone(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLoopGuard measures the guard's cost over one long reply that
+// never loops, streamed in token-sized pieces: this package's openai.go,
+// about 11 KB, 4 bytes at a time.
+func BenchmarkLoopGuard(b *testing.B) {
+	src, err := os.ReadFile("openai.go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := string(src)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		var g loopGuard
+		for n := 4; n <= len(s); n += 4 {
+			if _, ok := g.looping(s[:n]); ok {
+				b.Fatal("a loop found in openai.go")
+			}
+		}
+	}
+}
