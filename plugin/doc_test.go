@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"flow/plugin/nvimtest"
+	"flow/internal/test/nvimtest"
 )
 
 // :helptags succeeds on doc/flow.txt (a duplicate tag is an error), and

@@ -13,8 +13,8 @@ import (
 	"github.com/neovim/go-client/nvim"
 
 	"flow/bufferfs"
+	"flow/internal/test/nvimtest"
 	"flow/plugin"
-	"flow/plugin/nvimtest"
 )
 
 // bufferfs.Editor against a real Neovim through plugin.Bridge, over both

@@ -9,7 +9,7 @@ import (
 
 	"github.com/neovim/go-client/nvim"
 
-	"flow/plugin/nvimtest"
+	"flow/internal/test/nvimtest"
 )
 
 // workspace writes files into a new temporary directory and returns its

@@ -11,8 +11,8 @@ import (
 
 	"github.com/neovim/go-client/nvim"
 
+	"flow/internal/test/nvimtest"
 	"flow/plugin"
-	"flow/plugin/nvimtest"
 	"flow/runtime/agent"
 )
 

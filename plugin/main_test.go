@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// hostBin is the test host (plugin/internal/testhost), built once per test
+// hostBin is the test host (internal/test/testhost), built once per test
 // binary into a temporary directory that TestMain removes.
 var (
 	hostOnce sync.Once

@@ -11,13 +11,13 @@ import (
 	"time"
 
 	"flow/bufferfs"
+	"flow/internal/test/nvimtest"
+	"flow/internal/test/ollamatest"
 	"flow/plugin"
-	"flow/plugin/nvimtest"
 	"flow/runtime/agent"
 	"flow/runtime/config"
 	floweditor "flow/runtime/editor"
 	"flow/runtime/model/ollama"
-	"flow/runtime/model/ollamatest"
 	"flow/runtime/report"
 )
 

@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"flow/bufferfs"
+	"flow/internal/test/nvimtest"
+	"flow/internal/test/ollamatest"
 	"flow/plugin"
-	"flow/plugin/nvimtest"
 	"flow/runtime/agent"
 	"flow/runtime/config"
 	"flow/runtime/model/ollama"
-	"flow/runtime/model/ollamatest"
 	"flow/runtime/report"
 	toolspkg "flow/runtime/tools"
 )

@@ -9,7 +9,7 @@ import (
 
 	"github.com/neovim/go-client/nvim"
 
-	"flow/plugin/nvimtest"
+	"flow/internal/test/nvimtest"
 	"flow/runtime/diff"
 	"flow/runtime/report"
 )

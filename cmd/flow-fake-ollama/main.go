@@ -1,5 +1,5 @@
 // Command flow-fake-ollama serves a scripted fake Ollama (package
-// flow/runtime/model/ollamatest) for black-box tests and the demo:
+// flow/internal/test/ollamatest) for black-box tests and the demo:
 //
 //	flow-fake-ollama -script FILE [-addr 127.0.0.1:0] [-record FILE] [-exit-when-done]
 //
@@ -21,7 +21,7 @@ import (
 	"sync"
 	"syscall"
 
-	"flow/runtime/model/ollamatest"
+	"flow/internal/test/ollamatest"
 )
 
 func main() {

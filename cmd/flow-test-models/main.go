@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"flow/runtime/model/ollamatest/live"
+	"flow/internal/test/ollamatest/live"
 )
 
 func main() {

@@ -104,7 +104,7 @@ func TestJobPackageIsALeaf(t *testing.T) {
 // cancel functions, a token counter), or recognise or word "busy" by text.
 func TestAdaptersOnlyTranslateJobs(t *testing.T) {
 	for _, p := range goList(t, "./mcp/...", "./plugin/...", "./cmd/flow/...") {
-		if p["ImportPath"] == "flow/plugin/internal/testhost" {
+		if p["ImportPath"] == "flow/internal/test/testhost" {
 			continue // a test stand-in for the runtime, not an adapter
 		}
 		dir := p["Dir"].(string)

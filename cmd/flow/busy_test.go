@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"flow/cmd/flow/internal/tui"
+	"flow/internal/test/ollamatest"
 	flowmcp "flow/mcp"
 	"flow/runtime/job"
-	"flow/runtime/model/ollamatest"
 )
 
 // TestEveryFrontEndGetsTheTypedBusy: while a run of the real runtime

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"flow/runtime/model/ollamatest"
+	"flow/internal/test/ollamatest"
 )
 
 func TestDoctor(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"flow/runtime/model/ollamatest"
+	"flow/internal/test/ollamatest"
 )
 
 // BenchmarkDemoRunBaseline measures what the baseline costs: the demo's

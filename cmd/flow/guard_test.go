@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"flow/runtime/model/ollamatest"
+	"flow/internal/test/ollamatest"
 )
 
 // These scenarios drive `flow run --trusted` as a subprocess against the

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"flow/runtime/model/ollamatest"
+	"flow/internal/test/ollamatest"
 )
 
 // needNode returns the node binary and the interop client's directory, or

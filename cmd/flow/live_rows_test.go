@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"flow/internal/test/ollamatest/live"
 	"flow/runtime/agent"
-	"flow/runtime/model/ollamatest/live"
 )
 
 // The tests of this file run `flow run` against a real Ollama with a

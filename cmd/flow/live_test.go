@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"flow/runtime/model/ollamatest/live"
+	"flow/internal/test/ollamatest/live"
 )
 
 // liveConfig writes a config for the real server with the given [ollama]

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"flow/runtime/model/ollamatest"
+	"flow/internal/test/ollamatest"
 )
 
 // flowBin is the flow binary built once for the subprocess tests.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/neovim/go-client/nvim"
 
-	"flow/plugin/nvimtest"
+	"flow/internal/test/nvimtest"
 )
 
 // copyCheckout copies the repository's files into a new directory, as a

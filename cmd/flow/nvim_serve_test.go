@@ -14,8 +14,8 @@ import (
 
 	"github.com/neovim/go-client/nvim"
 
-	"flow/plugin/nvimtest"
-	"flow/runtime/model/ollamatest"
+	"flow/internal/test/nvimtest"
+	"flow/internal/test/ollamatest"
 )
 
 // `flow serve --nvim SOCKET` against a real Neovim that provides flow's

@@ -10,8 +10,8 @@ import (
 
 	"github.com/neovim/go-client/nvim"
 
-	"flow/plugin/nvimtest"
-	"flow/runtime/model/ollamatest"
+	"flow/internal/test/nvimtest"
+	"flow/internal/test/ollamatest"
 )
 
 // `--nvim SOCKET` on run, check and status means the editor: the same

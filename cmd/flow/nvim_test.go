@@ -15,8 +15,8 @@ import (
 
 	"github.com/neovim/go-client/nvim"
 
-	"flow/plugin/nvimtest"
-	"flow/runtime/model/ollamatest"
+	"flow/internal/test/nvimtest"
+	"flow/internal/test/ollamatest"
 )
 
 // End-to-end tests of the Neovim plugin against the real flow binary: a

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"flow/runtime/model/ollamatest"
+	"flow/internal/test/ollamatest"
 )
 
 // goEnv is the environment of a flow subprocess that runs real Go checks:

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"flow/runtime/model/ollamatest"
+	"flow/internal/test/ollamatest"
 )
 
 // initTasks initializes as a client with the tasks capability.

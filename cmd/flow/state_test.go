@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"flow/runtime/model/ollamatest"
+	"flow/internal/test/ollamatest"
 )
 
 // TestModelCannotReachFlowState: with the state directory inside the

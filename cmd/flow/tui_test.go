@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"flow/runtime/model/ollamatest"
+	"flow/internal/test/ollamatest"
 )
 
 // tmuxPane is a flow TUI running in a pane of a private tmux server.

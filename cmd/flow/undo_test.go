@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"flow/runtime/model/ollamatest"
+	"flow/internal/test/ollamatest"
 )
 
 // plainConfig writes an operator configuration with a trivial lint check.

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"flow/internal/test/ollamatest"
 	"flow/runtime/config"
-	"flow/runtime/model/ollamatest"
 )
 
 // The self-test runs the real harness, the real flow binary and the tasks'

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"flow/internal/test/ollamatest"
 	"flow/runtime/config"
 	"flow/runtime/model"
-	"flow/runtime/model/ollamatest"
 	"flow/runtime/report"
 	"flow/runtime/tools"
 )

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"flow/internal/test/ollamatest"
 	"flow/runtime/config"
 	"flow/runtime/model"
 	"flow/runtime/model/ollama"
-	"flow/runtime/model/ollamatest"
 	"flow/runtime/report"
 )
 

@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"flow/internal/test/ollamatest"
 	"flow/runtime/check"
 	"flow/runtime/config"
 	"flow/runtime/editor"
-	"flow/runtime/model/ollamatest"
 	"flow/runtime/report"
 	"flow/runtime/verify"
 )

@@ -10,9 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"flow/internal/test/ollamatest"
 	"flow/runtime/config"
 	"flow/runtime/model"
-	"flow/runtime/model/ollamatest"
 	"flow/runtime/report"
 	"flow/runtime/tools"
 )

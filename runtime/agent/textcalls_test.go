@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"flow/runtime/model/ollamatest"
+	"flow/internal/test/ollamatest"
 	"flow/runtime/report"
 )
 

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"flow/internal/test/ollamatest"
 	"flow/runtime/config"
-	"flow/runtime/model/ollamatest"
 	"flow/runtime/report"
 )
 

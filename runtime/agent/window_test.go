@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"flow/internal/test/ollamatest"
 	"flow/runtime/config"
-	"flow/runtime/model/ollamatest"
 	"flow/runtime/report"
 )
 

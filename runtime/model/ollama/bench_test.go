@@ -3,8 +3,8 @@ package ollama_test
 import (
 	"testing"
 
+	"flow/internal/test/ollamatest"
 	"flow/runtime/model"
-	"flow/runtime/model/ollamatest"
 )
 
 // BenchmarkChatNative measures one short native turn round trip against the

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"flow/internal/test/ollamatest"
 	"flow/runtime/model"
 	"flow/runtime/model/ollama"
-	"flow/runtime/model/ollamatest"
 )
 
 func TestCatalog(t *testing.T) {

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"flow/internal/test/ollamatest"
 	"flow/runtime/model"
 	"flow/runtime/model/ollama"
-	"flow/runtime/model/ollamatest"
 )
 
 func TestNew(t *testing.T) {

@@ -6,9 +6,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"flow/internal/test/ollamatest"
 	"flow/runtime/model"
 	"flow/runtime/model/ollama"
-	"flow/runtime/model/ollamatest"
 )
 
 // verdictSchema is a small JSON Schema with a title, as the reviewer's.

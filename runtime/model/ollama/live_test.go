@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"flow/internal/test/ollamatest/live"
 	"flow/runtime/model"
 	"flow/runtime/model/ollama"
-	"flow/runtime/model/ollamatest/live"
 )
 
 // liveClient returns a client of the real server for api.

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"flow/internal/test/ollamatest"
 	"flow/runtime/model"
 	"flow/runtime/model/ollama"
-	"flow/runtime/model/ollamatest"
 )
 
 // TestChatEndsALoopingReply checks, on both APIs, that a reply whose

@@ -3,9 +3,9 @@ package ollama_test
 import (
 	"testing"
 
+	"flow/internal/test/ollamatest"
 	"flow/runtime/model"
 	"flow/runtime/model/ollama"
-	"flow/runtime/model/ollamatest"
 )
 
 // TestChatSendsMaxTokens checks that every reply is bounded in each API's

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"flow/internal/test/ollamatest"
 	"flow/runtime/model"
 	"flow/runtime/model/ollama"
-	"flow/runtime/model/ollamatest"
 )
 
 // newClient returns a client for srvURL with test defaults, changed by edit.

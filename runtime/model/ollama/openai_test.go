@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"flow/internal/test/ollamatest"
 	"flow/runtime/model"
 	"flow/runtime/model/ollama"
-	"flow/runtime/model/ollamatest"
 )
 
 func TestChatOpenAI(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"flow/runtime/model/ollamatest"
+	"flow/internal/test/ollamatest"
 )
 
 // post sends body to srv and returns the status, content type and body.

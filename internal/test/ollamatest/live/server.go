@@ -2,7 +2,7 @@
 // scripts/ollama-test.sh builds from the Go module proxy at a pinned
 // version, serving the deterministic stand-in models the same script
 // generates ([Models]) and creates. Where the scripted fake server
-// (runtime/model/ollamatest) replays what a test wrote, this one renders
+// (internal/test/ollamatest) replays what a test wrote, this one renders
 // prompts with its own template and parses tool calls with its own parser,
 // so a test sees what a real Ollama hands a client.
 //

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"flow/runtime/model/ollamatest"
+	"flow/internal/test/ollamatest"
 )
 
 func TestRecordedFormat(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"flow/plugin/nvimtest"
+	"flow/internal/test/nvimtest"
 )
 
 // healthDemo is a health module that makes every kind of report, written
