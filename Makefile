@@ -13,7 +13,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 30000x
 FUZZMINIMIZE ?= 1000x
 
-.PHONY: help build install test test-race test-nvim test-nvim-current test-mcp test-ollama ollama-test-server ollama-avx2 e2e fuzz lint fmt check bench demo clean weights eval-tools eval
+.PHONY: help build install test test-race test-nvim test-nvim-current test-mcp test-ollama ollama-test-server ollama-avx2 e2e fuzz lint fmt check bench stats demo clean weights eval-tools eval
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -81,6 +81,11 @@ check: lint test ## lint + test: what CI runs
 BENCHPKGS ?= ./cmd/flow ./cmd/flow/internal/tui ./bufferfs ./runtime/... ./plugin
 bench: ## print the performance figures (benchmarks, not timed tests)
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 $(BENCHPKGS)
+
+stats: ## the code's figures (scripts/codestats): the most complex functions, runtime/agent's file graph, lines per package
+	$(GO) run ./scripts/codestats funcs -top 15 ./...
+	$(GO) run ./scripts/codestats files runtime/agent
+	$(GO) run ./scripts/codestats lines ./...
 
 demo: build ## a complete verified run on examples/calc with a SCRIPTED model and real checks
 	./examples/demo.sh
