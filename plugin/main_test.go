@@ -35,10 +35,10 @@ func testHost(t *testing.T) string {
 			return
 		}
 		hostBin = filepath.Join(hostDir, "flow")
-		cmd := exec.Command("go", "build", "-o", hostBin, "./internal/testhost")
+		cmd := exec.Command("go", "build", "-o", hostBin, "flow/internal/test/testhost")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			hostErr = fmt.Errorf("go build ./internal/testhost: %v\n%s", err, out)
+			hostErr = fmt.Errorf("go build flow/internal/test/testhost: %v\n%s", err, out)
 		}
 	})
 	if hostErr != nil {
