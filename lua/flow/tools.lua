@@ -7,7 +7,8 @@
 --
 -- call() never raises: every failure is { status = "error", error = msg }
 -- (plus a machine-readable code where one applies). Arguments are checked
--- against the tool's schema first (closed objects, exact types).
+-- against the tool's schema first (closed objects, exact types; see
+-- flow.tools.args).
 --
 -- flow evaluates only the two fixed strings
 --   return require('flow.tools').schemas()
@@ -16,6 +17,7 @@
 -- requires only cheap modules and never a UI module. Neovim 0.7.2+.
 
 local ws = require("flow.tools.workspace")
+local validate = require("flow.tools.args").validate
 
 local M = {}
 
@@ -90,9 +92,17 @@ local specs = {
   },
 }
 
+-- Each tool's parameters schema, which call() checks the arguments
+-- against; schemas() hands out copies of it.
 local by_name = {}
 for _, s in ipairs(specs) do
   by_name[s.name] = s
+  s.parameters = {
+    type = "object",
+    properties = next(s.properties) and s.properties or vim.empty_dict(),
+    required = s.required or {},
+    additionalProperties = false,
+  }
 end
 
 --- Resets the module for a workspace: opts.workspace (default: the current
@@ -114,69 +124,12 @@ end
 function M.schemas()
   local out = {}
   for _, s in ipairs(specs) do
-    local props = vim.deepcopy(s.properties)
     out[#out + 1] = {
       type = "function",
-      ["function"] = {
-        name = s.name,
-        description = s.description,
-        parameters = {
-          type = "object",
-          properties = next(props) and props or vim.empty_dict(),
-          required = vim.deepcopy(s.required or {}),
-          additionalProperties = false,
-        },
-      },
+      ["function"] = { name = s.name, description = s.description, parameters = vim.deepcopy(s.parameters) },
     }
   end
   return out
-end
-
-local function is_integer(v)
-  return type(v) == "number" and v == v and v % 1 == 0 and v > -2 ^ 53 and v < 2 ^ 53
-end
-
--- Checks args against a spec; returns the error message or nil.
-local function validate(spec, args)
-  if type(args) ~= "table" then
-    return "arguments must be an object"
-  end
-  if #args > 0 then
-    return "arguments must be an object, not an array"
-  end
-  local unknown = {}
-  for k in pairs(args) do
-    if type(k) ~= "string" or not spec.properties[k] then
-      unknown[#unknown + 1] = tostring(k)
-    end
-  end
-  if #unknown > 0 then
-    table.sort(unknown)
-    return "unknown argument: " .. table.concat(unknown, ", ")
-  end
-  for k, p in pairs(spec.properties) do
-    local v = args[k]
-    if v ~= nil then
-      local t = p.type
-      local ok
-      if t == "integer" then
-        ok = is_integer(v)
-      else
-        ok = type(v) == t
-      end
-      if not ok then
-        return "argument " .. k .. " must be " .. (t == "integer" and "an integer" or "a " .. t)
-      end
-      if p.minimum and v < p.minimum or p.maximum and v > p.maximum then
-        return "argument " .. k .. " must be between " .. tostring(p.minimum or "-inf") .. " and " .. tostring(p.maximum or "inf")
-      end
-    end
-  end
-  for _, k in ipairs(spec.required or {}) do
-    if args[k] == nil then
-      return "missing argument: " .. k
-    end
-  end
 end
 
 -- Makes a result safe to send over RPC: functions, userdata, cycles and
@@ -295,7 +248,7 @@ function M.call(name, args)
     if args == nil or args == vim.NIL then
       args = {}
     end
-    local msg = validate(spec, args)
+    local msg = validate(spec.parameters, args)
     if msg then
       return error_result(msg, { code = "invalid_arguments" })
     end

@@ -19,37 +19,18 @@ local protected = { ["config.toml"] = true, [".flow.toml"] = true }
 
 -- Reports whether s is valid UTF-8 (no overlong forms or surrogates).
 local function valid_utf8(s)
-  local i, n = 1, #s
-  while i <= n do
+  local i = 1
+  while true do
     local j = s:find("[\128-\255]", i)
     if not j then
       return true
     end
-    local c = s:byte(j)
-    local len, min
-    if c >= 0xC2 and c <= 0xDF then
-      len, min = 2, 0x80
-    elseif c >= 0xE0 and c <= 0xEF then
-      len, min = 3, 0x800
-    elseif c >= 0xF0 and c <= 0xF4 then
-      len, min = 4, 0x10000
-    else
+    local n = ws.utf8_len(s, j)
+    if not n then
       return false
     end
-    local cp = c % (2 ^ (7 - len))
-    for k = 1, len - 1 do
-      local b = s:byte(j + k)
-      if not b or b < 0x80 or b > 0xBF then
-        return false
-      end
-      cp = cp * 64 + (b - 0x80)
-    end
-    if cp < min or cp > 0x10FFFF or (cp >= 0xD800 and cp <= 0xDFFF) then
-      return false
-    end
-    i = j + len
+    i = j + n
   end
-  return true
 end
 M.valid_utf8 = valid_utf8
 

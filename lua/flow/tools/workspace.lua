@@ -81,14 +81,70 @@ function M.observe(rel)
   end
 end
 
--- The number of characters (not bytes) of a UTF-8 string.
-local function nchars(s)
-  local _, n = s:gsub("[^\128-\191]", "")
+--- Returns the length of the valid UTF-8 sequence that starts at byte i of
+--- s, or nil when the bytes there are not one. The second byte's range
+--- shuts out overlong forms (after E0 and F0), UTF-16 surrogates (after ED)
+--- and code points above U+10FFFF (after F4), as Go's decoder does.
+---@param s string
+---@param i integer
+---@return integer|nil
+function M.utf8_len(s, i)
+  local c = s:byte(i)
+  if not c or c < 0x80 then
+    return c and 1 or nil
+  end
+  local n
+  if c >= 0xC2 and c <= 0xDF then
+    n = 2
+  elseif c >= 0xE0 and c <= 0xEF then
+    n = 3
+  elseif c >= 0xF0 and c <= 0xF4 then
+    n = 4
+  else
+    return nil
+  end
+  local lo = (c == 0xE0 and 0xA0) or (c == 0xF0 and 0x90) or 0x80
+  local hi = (c == 0xED and 0x9F) or (c == 0xF4 and 0x8F) or 0xBF
+  for k = 1, n - 1 do
+    local b = s:byte(i + k)
+    if not b or b < lo or b > hi then
+      return nil
+    end
+    lo, hi = 0x80, 0xBF
+  end
   return n
 end
 
---- Applies the lexical path rules of SPEC §5 and returns the cleaned path
---- ("." for the root) and its components.
+-- The number of characters of s as Go counts them (utf8.RuneCountInString):
+-- a valid UTF-8 sequence is one character and so is each byte that is not
+-- part of one. Counting only the bytes that start a sequence would count an
+-- invalid path short, and accept a path that flow's Go side refuses as too
+-- long.
+local function nchars(s)
+  local n, i = 0, 1
+  while true do
+    local j = s:find("[\128-\255]", i)
+    if not j then
+      return n + #s - i + 1
+    end
+    n = n + (j - i) + 1
+    i = j + (M.utf8_len(s, j) or 1)
+  end
+end
+
+-- Reports whether p starts with a Windows drive ("C:", "c:foo"). Only ASCII
+-- letters count, whatever the locale says %a is.
+local function has_drive(p)
+  return p:find("^[A-Za-z]:") ~= nil
+end
+
+local not_relative = "absolute and Windows-style paths are not allowed; use a path relative to the workspace root"
+
+--- Applies the lexical path rules and returns the cleaned path ("." for the
+--- root) and its components. The rules and their order are those of flow's
+--- Go side (bufferfs.ValidPath): both are held to one table of cases,
+--- bufferfs/testdata/paths.json, because this module is also the only check
+--- for editor clients that do not go through flow.
 ---@param p any
 ---@param allow_root boolean|nil
 ---@return string rel, string[] parts
@@ -100,8 +156,8 @@ function M.clean(p, allow_root)
   if #p > 1024 and nchars(p) > 1024 then
     fail("path exceeds 1024 characters")
   end
-  if p:sub(1, 1) == "/" or p:find("\\", 1, true) or p:match("^%a:") then
-    fail("absolute and Windows-style paths are not allowed; use a path relative to the workspace root")
+  if p:sub(1, 1) == "/" or p:find("\\", 1, true) or has_drive(p) then
+    fail(not_relative)
   end
   local parts = {}
   for c in (p .. "/"):gmatch("([^/]*)/") do
@@ -111,6 +167,10 @@ function M.clean(p, allow_root)
     if c ~= "" and c ~= "." then
       parts[#parts + 1] = c
     end
+  end
+  -- Dropping "." components can bring a drive to the front: "./C:" is "C:".
+  if parts[1] and has_drive(parts[1]) then
+    fail(not_relative)
   end
   if #parts > 32 then
     fail("path exceeds 32 components")
