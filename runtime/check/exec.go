@@ -22,7 +22,7 @@ import (
 // Process-control timings.
 const (
 	// killGrace is how long a check's process group has between SIGTERM and
-	// SIGKILL after a timeout or cancellation (SPEC §9).
+	// SIGKILL after a timeout or cancellation (doc/design.md §9).
 	killGrace = 1 * time.Second
 	// reapGrace bounds the wait for the direct child to die after SIGKILL
 	// (it cannot die while stuck in uninterruptible sleep).

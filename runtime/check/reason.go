@@ -55,9 +55,9 @@ func reason(rep report.CheckReport, required []report.CheckResult, configured []
 // Sentences of [Reason] that name no check.
 const (
 	// ReasonNoChecks: nothing is configured, so nothing can verify.
-	ReasonNoChecks = "No checks are configured, so nothing can verify the workspace: add a [check.NAME] with required = true to the configuration"
+	ReasonNoChecks = "No checks are configured, so nothing can verify the workspace: add a [checks.NAME] with required = true to the configuration"
 	// ReasonNoRequired: checks exist, none is required.
-	ReasonNoRequired = "No required check ran, so nothing verified the workspace: mark at least one [check.NAME] required = true"
+	ReasonNoRequired = "No required check ran, so nothing verified the workspace: mark at least one [checks.NAME] required = true"
 	// ReasonUntrusted: checks run only with --trusted.
 	ReasonUntrusted = "Checks were not run because flow was started without --trusted: run it with --trusted to execute the configured checks"
 )
@@ -96,13 +96,13 @@ func resultSentence(c report.CheckResult, configured []string) string {
 		}
 		return fmt.Sprintf("No check named %q is configured; the configured checks are %s", c.Name, strings.Join(configured, ", "))
 	case c.Status == report.StatusUnavailable && len(c.Cmd) > 0 && strings.Contains(c.Error, "executable file not found"):
-		return fmt.Sprintf("The check %s could not start: %s is not installed or not on PATH; install it or change [check.%s] cmd", c.Name, c.Cmd[0], c.Name)
+		return fmt.Sprintf("The check %s could not start: %s is not installed or not on PATH; install it or change [checks.%s] cmd", c.Name, c.Cmd[0], c.Name)
 	case c.Status == report.StatusUnavailable && c.Error != "":
 		return fmt.Sprintf("The check %s could not start: %s", c.Name, c.Error)
 	case c.Status == report.StatusUnavailable:
 		return fmt.Sprintf("The check %s is unavailable", c.Name)
 	case c.Status == report.StatusTimeout:
-		return fmt.Sprintf("The required check %s timed out after %s; raise [check.%s] timeout or make it faster", c.Name, millis(c.Timeout), c.Name)
+		return fmt.Sprintf("The required check %s timed out after %s; raise [checks.%s] timeout or make it faster", c.Name, millis(c.Timeout), c.Name)
 	case c.Status == report.StatusCancelled:
 		return fmt.Sprintf("The check %s was cancelled before it finished", c.Name)
 	case c.Status == report.StatusStale:

@@ -1,4 +1,4 @@
-// Package check runs flow's named checks (SPEC §9): the operator-configured
+// Package check runs flow's named checks (doc/design.md §9): the operator-configured
 // commands, and only those, that decide whether a workspace is verified.
 //
 // A check runs its exact argv, never through a shell, with the workspace
@@ -47,7 +47,7 @@ import (
 	"flow/runtime/report"
 )
 
-// Messages shared with the reference program (reference §8.2, §9).
+// Messages shared with the reference program (doc/design.md §14.4, §9).
 const (
 	msgUntrusted = "Named checks require --trusted"
 	msgUnknown   = "No such configured check"
@@ -55,7 +55,7 @@ const (
 )
 
 // DefaultTimeout is the timeout of a check whose configured timeout is not
-// positive (the configuration's default, SPEC §16).
+// positive (the configuration's default, doc/design.md §15).
 const DefaultTimeout = 60000 * time.Millisecond
 
 // Runner runs a workspace's named checks. The zero value runs nothing: it is
@@ -80,7 +80,7 @@ type Runner struct {
 }
 
 // Run runs the check called name, or every configured check when name is "",
-// and aggregates the results (SPEC §9, reference §9.4).
+// and aggregates the results (doc/design.md §9, doc/design.md §9.3).
 //
 // With no name, the required checks are those configured required:true.
 // With a name, only that check runs and it is treated as required whatever

@@ -67,13 +67,13 @@ func TestAggregation(t *testing.T) {
 			name:   "required timeout",
 			checks: []config.Check{required("a", ok...), slow},
 			status: report.StatusUnverified, statuses: []string{"ok", "timeout"},
-			reason: "The required check slow timed out after 50ms; raise [check.slow] timeout or make it faster",
+			reason: "The required check slow timed out after 50ms; raise [checks.slow] timeout or make it faster",
 		},
 		{
 			name:   "required unavailable",
 			checks: []config.Check{required("a", ok...), required("b", "flow-no-such-executable-x9")},
 			status: report.StatusUnverified, statuses: []string{"ok", "unavailable"},
-			reason: "The check b could not start: flow-no-such-executable-x9 is not installed or not on PATH; install it or change [check.b] cmd",
+			reason: "The check b could not start: flow-no-such-executable-x9 is not installed or not on PATH; install it or change [checks.b] cmd",
 		},
 		{
 			name:   "failure beats timeout",

@@ -6,7 +6,7 @@ import (
 )
 
 // OutputTail is how many bytes of each output stream a check result keeps:
-// the last OutputTail bytes (SPEC §16).
+// the last OutputTail bytes (doc/design.md §15).
 const OutputTail = 16000
 
 // tail is an io.Writer that keeps only the last limit bytes written to it, in

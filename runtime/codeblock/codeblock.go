@@ -22,6 +22,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"flow/runtime/lang"
 )
 
 // File is a workspace source file that an answer's code may change.
@@ -189,7 +191,10 @@ type segment struct {
 	file string // the workspace file the block or comment names, "" when none
 }
 
-var pathToken = regexp.MustCompile(`[A-Za-z0-9_./-]+\.(?:go|py|js|mjs|cjs|jsx|ts|mts|cts|tsx)\b`)
+// pathToken is a path of a file this package reads, as an answer or a task
+// writes it: the extensions are those of the languages lang.Decls reads,
+// in any case.
+var pathToken = regexp.MustCompile(`[A-Za-z0-9_./-]+(?i:` + lang.ExtensionPattern(lang.Scans) + `)\b`)
 
 // named returns the workspace file of language family lang that text
 // names: a path, or a base name only one file has.
@@ -393,13 +398,24 @@ func mentions(text, p string) bool {
 	return false
 }
 
-// isTestFile reports whether p is a test file by its name.
+// isTestFile reports whether p is a test file by its name: x_test.go,
+// test_x.py or x_test.py (a stub, .pyi, is no test), or x.test.js and
+// x.spec.ts and the like. The extension's case does not matter, as it
+// does not to lang.Of.
 func isTestFile(p string) bool {
 	base := path.Base(p)
 	stem := strings.TrimSuffix(base, path.Ext(base))
-	return strings.HasSuffix(base, "_test.go") ||
-		path.Ext(base) == ".py" && (strings.HasPrefix(base, "test_") || strings.HasSuffix(stem, "_test")) ||
-		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.")
+	switch lang.Extension(p) {
+	case ".go":
+		if strings.HasSuffix(stem, "_test") {
+			return true
+		}
+	case ".py":
+		if strings.HasPrefix(base, "test_") || strings.HasSuffix(stem, "_test") {
+			return true
+		}
+	}
+	return strings.Contains(base, ".test.") || strings.Contains(base, ".spec.")
 }
 
 // testPartners returns the files of all that are tests of source file p:

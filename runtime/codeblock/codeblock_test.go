@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"flow/runtime/lang"
 )
 
 const statsGo = `// Package stats has small descriptive statistics.
@@ -274,6 +276,24 @@ func TestChanges(t *testing.T) {
 				{Path: "src/format.js", Language: "javascript", Text: formatJS},
 			},
 		},
+		{
+			name:   "a TypeScript const enum is known by its name",
+			answer: "```ts\nexport const enum Dir { Up, Down }\n```",
+			files:  []File{{Path: "src/enums.ts", Language: "typescript", Text: "export const enum Color { Red }\n\nexport const enum Dir { Up }\n"}},
+			want:   []change{{Path: "src/enums.ts", Replaced: []string{"Dir"}}},
+			contains: map[string][]string{"src/enums.ts": {
+				"export const enum Color { Red }\n\nexport const enum Dir { Up, Down }\n",
+			}},
+		},
+		{
+			name:   "a file named with an upper-case extension",
+			answer: "In lib/Slug.PY:\n```python\ndef slugify(s):\n    return s.lower()\n```",
+			files: []File{
+				{Path: "lib/Slug.PY", Language: "python", Text: "def other():\n    pass\n"},
+				{Path: "lib/types.pyi", Language: "python", Text: "def other() -> None: ...\n"},
+			},
+			want: []change{{Path: "lib/Slug.PY", Added: []string{"slugify"}}},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -309,5 +329,38 @@ func TestChanges(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestIsTestFile(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"stats_test.go", true},
+		{"pkg/Stats_test.GO", true},
+		{"stats.go", false},
+		{"test_slug.py", true},
+		{"slug_test.py", true},
+		{"lib/test_slug.PY", true},
+		{"test_slug.pyi", false}, // a stub is no test
+		{"slug.py", false},
+		{"web/util.test.js", true},
+		{"web/util.spec.TSX", true},
+		{"web/util.js", false},
+	} {
+		if got := isTestFile(tc.path); got != tc.want {
+			t.Errorf("isTestFile(%q) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+}
+
+// TestFenceLanguage checks that the fence tags lang.Fence writes in a brief
+// are read back as the same language.
+func TestFenceLanguage(t *testing.T) {
+	for _, l := range []string{"go", "python", "javascript", "typescript"} {
+		if got := fenceLanguage(lang.Fence(l)); got != l {
+			t.Errorf("fenceLanguage(lang.Fence(%q)) = %q, want %q", l, got, l)
+		}
 	}
 }

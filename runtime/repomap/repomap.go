@@ -4,11 +4,12 @@
 // check's output, defining a symbol the task names, or the test or source
 // partner of one of those).
 //
-// Go files are parsed with go/parser. Python and JavaScript/TypeScript
-// files are read by line patterns for top-level definitions (def, class,
-// function, class, const/let/var, exports); a definition the patterns do
-// not recognise is simply missing from the map, which only costs the model
-// a search. Nothing here runs workspace code.
+// The symbols are the names of the declarations [lang.Decls] reads: Go
+// files are parsed with go/parser, Python and JavaScript/TypeScript files
+// are read by their unindented lines for top-level definitions (def,
+// class, function, const/let/var, exports). A definition that reading
+// does not recognise is simply missing from the map, which only costs the
+// model a search. Nothing here runs workspace code.
 package repomap
 
 import (
@@ -22,6 +23,7 @@ import (
 	"strings"
 
 	"flow/bufferfs"
+	"flow/runtime/lang"
 )
 
 // Limits bound a map.
@@ -48,18 +50,12 @@ type Map struct {
 	Truncated bool
 }
 
-// Language returns the language of a source path ("go", "python",
-// "javascript", "typescript"), or "" for a path the map does not cover.
+// Language returns the language of a source path the map covers ("go",
+// "python", "javascript", "typescript"), as [lang.Of] decides it, or ""
+// for a path the map does not cover.
 func Language(p string) string {
-	switch path.Ext(p) {
-	case ".go":
-		return "go"
-	case ".py":
-		return "python"
-	case ".js", ".mjs", ".cjs", ".jsx":
-		return "javascript"
-	case ".ts", ".mts", ".cts", ".tsx":
-		return "typescript"
+	if l := lang.Of(p); lang.Scans(l) {
+		return l
 	}
 	return ""
 }
@@ -77,19 +73,19 @@ func Build(ctx context.Context, fsys bufferfs.FS) (Map, error) {
 			m.Truncated = true
 			return fs.SkipAll
 		}
-		lang := Language(p)
-		if lang == "" {
+		language := Language(p)
+		if language == "" {
 			return nil
 		}
 		if len(m.Files) == maxFiles {
 			m.Truncated = true
 			return fs.SkipAll
 		}
-		f := File{Path: p, Language: lang, Size: info.Size}
+		f := File{Path: p, Language: language, Size: info.Size}
 		if info.Size <= maxFileBytes {
 			if file, err := read(ctx, fsys, p); err == nil {
 				f.data = file.Data
-				f.Symbols = Symbols(lang, file.Data)
+				f.Symbols = Symbols(language, file.Data)
 			}
 		}
 		m.Files = append(m.Files, f)
@@ -259,8 +255,9 @@ func identifiers(task string) map[string]bool {
 }
 
 // refRE finds file references in check output: "dir/name.ext:12",
-// `File "x.py", line 3` and "(file.js:10:5)".
-var refRE = regexp.MustCompile(`(?:File "([^"]+)", line \d+)|([A-Za-z0-9_./\\-]+\.(?:go|py|js|mjs|cjs|jsx|ts|mts|cts|tsx)):\d+`)
+// `File "x.py", line 3` and "(file.js:10:5)", for the extensions of the
+// languages the map covers, in any case.
+var refRE = regexp.MustCompile(`(?:File "([^"]+)", line \d+)|([A-Za-z0-9_./\\-]+(?i:` + lang.ExtensionPattern(lang.Scans) + `)):\d+`)
 
 // outputRefs returns the distinct file paths output refers to, cleaned of
 // a leading "./".

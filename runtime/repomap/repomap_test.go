@@ -38,6 +38,61 @@ func TestSymbols(t *testing.T) {
 	}
 }
 
+func TestLanguage(t *testing.T) {
+	for _, tc := range []struct{ path, want string }{
+		{"main.go", "go"},
+		{"A.GO", "go"},
+		{"src/x.Py", "python"},
+		{"stubs/types.pyi", "python"},
+		{"web/App.TSX", "typescript"},
+		{"lib/x.mjs", "javascript"},
+		{"lib.rs", ""}, // a language the map has no symbols for
+		{"README.md", ""},
+		{"Makefile", ""},
+	} {
+		if got := Language(tc.path); got != tc.want {
+			t.Errorf("Language(%q) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
+}
+
+// TestSymbolsOfDecls covers what the map lists now that it reads the
+// declarations the code-block reader edits: nothing inside strings or
+// comments, each name once, no blank identifier, and the methods of a
+// Python class only.
+func TestSymbolsOfDecls(t *testing.T) {
+	for _, tc := range []struct {
+		name, lang, src string
+		want            []string
+	}{
+		{"a parenthesized receiver", "go", "package a\n\nfunc (p (*Pair)) Swap() {}\n", []string{"Pair.Swap"}},
+		{"blank names", "go", "package a\n\nvar _ = 1\n\nfunc _() {}\n\ntype T int\n", []string{"T"}},
+		{"a name twice", "go", "package a\n\nfunc init() {}\n\nfunc init() {}\n", []string{"init"}},
+		{"a fragment without a package clause", "go", "func Median() {}\n", []string{"Median"}},
+		{"a def inside a docstring", "python", "class Cart:\n    \"\"\"Use it so:\n\ndef example():\n    \"\"\"\n    def total(self):\n        pass\n",
+			[]string{"Cart", "Cart.total"}},
+		{"a nested class's methods", "python", "class Form:\n    class Meta:\n        def inner(self): pass\n    def clean(self):\n        pass\n",
+			[]string{"Form", "Form.clean"}},
+		{"a comparison is no constant", "python", "X == 1\nLIMIT = 2\nlower = 3\n", []string{"LIMIT"}},
+		{"a property and its setter", "python", "class A:\n    @property\n    def x(self): pass\n    @x.setter\n    def x(self, v): pass\n", []string{"A", "A.x"}},
+		{"commented-out code", "javascript", "/*\nfunction old() {}\n*/\nfunction current() {}\n", []string{"current"}},
+		{"a template literal", "javascript", "const doc = `\nfunction example() {}\n`;\n", []string{"doc"}},
+		{"a const enum", "typescript", "export const enum Dir { Up }\n", []string{"Dir"}},
+	} {
+		if got := Symbols(tc.lang, []byte(tc.src)); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: Symbols(%s) = %q, want %q", tc.name, tc.lang, got, tc.want)
+		}
+	}
+}
+
+func TestOutputRefs(t *testing.T) {
+	out := "stubs/types.pyi:3: error: x\nA.GO:7:2: undefined: y\nREADME.md:1 is not source\n./web/App.TSX:10:5 - error\n"
+	want := []string{"stubs/types.pyi", "A.GO", "web/App.TSX"}
+	if got := outputRefs(out); !slices.Equal(got, want) {
+		t.Errorf("outputRefs = %q, want %q", got, want)
+	}
+}
+
 func disk(t *testing.T, files map[string]string) bufferfs.FS {
 	t.Helper()
 	dir := t.TempDir()

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"flow/runtime/lang"
 	"flow/runtime/report"
 )
 
@@ -50,7 +51,7 @@ type EditorEvidence interface {
 }
 
 // Coverage computes the static-analysis coverage of every changed
-// non-documentation file (SPEC §8 item 3), sorted by path. checks are the
+// non-documentation file (doc/design.md §8.3), sorted by path. checks are the
 // results of the current verification; editor may be nil.
 //
 // A file is covered by a required, passing check of kind lint, typecheck or
@@ -64,7 +65,7 @@ func Coverage(ctx context.Context, changed []string, checks []report.CheckResult
 	paths = slices.Compact(paths)
 	out := []report.Coverage{}
 	for _, p := range paths {
-		if p == "" || IsDocumentation(p) {
+		if p == "" || lang.IsDocumentation(p) {
 			continue
 		}
 		out = append(out, coverFile(ctx, p, checks, editor))
@@ -74,17 +75,17 @@ func Coverage(ctx context.Context, changed []string, checks []report.CheckResult
 
 // coverFile computes the coverage item of one file.
 func coverFile(ctx context.Context, p string, checks []report.CheckResult, editor EditorEvidence) report.Coverage {
-	lang, ext := Language(p)
+	language, ext := lang.Of(p), lang.Extension(p)
 	item := report.Coverage{
 		Path:     p,
-		Language: lang,
+		Language: language,
 		Status:   report.StatusUnverified,
 		Source:   SourceEditor,
 		Checks:   []string{},
 	}
 	for _, c := range checks {
 		if c.Required && c.Status == report.StatusOK && staticKinds[strings.ToLower(c.Kind)] &&
-			filetypeMatches(c.Filetypes, lang, ext) {
+			filetypeMatches(c.Filetypes, language, ext) {
 			item.Checks = append(item.Checks, c.Name)
 		}
 	}

@@ -37,8 +37,8 @@ func RequiredPassed(checks []report.CheckResult) bool {
 }
 
 // Decide combines the check report of one verification step with the
-// coverage of the changed files into a verification object (SPEC §8 items
-// 2–3). The check report's own verdict is not trusted on its own: verified
+// coverage of the changed files into a verification object (doc/design.md §8.2
+// items 3–4). The check report's own verdict is not trusted on its own: verified
 // additionally requires that the results show at least one required check
 // that passed and none that did not, and that every coverage item is ok.
 //

@@ -45,7 +45,7 @@ func TestDecide(t *testing.T) {
 			name:       "runner claims verified without any required check",
 			checks:     report.CheckReport{Status: "ok", Verified: true, Checks: []report.CheckResult{check("opt", "lint", "ok", false, "*")}},
 			wantStatus: "unverified",
-			wantReason: "No required check ran, so nothing verified the workspace: mark at least one [check.NAME] required = true",
+			wantReason: "No required check ran, so nothing verified the workspace: mark at least one [checks.NAME] required = true",
 		},
 		{
 			name:       "runner claims verified with a failing required check",
@@ -78,7 +78,7 @@ func TestDecide(t *testing.T) {
 			name:       "empty status",
 			checks:     report.CheckReport{},
 			wantStatus: "unverified",
-			wantReason: "No checks are configured, so nothing can verify the workspace: add a [check.NAME] with required = true to the configuration",
+			wantReason: "No checks are configured, so nothing can verify the workspace: add a [checks.NAME] with required = true to the configuration",
 		},
 		{
 			name:       "error text becomes reason",

@@ -8,7 +8,7 @@ import (
 	"flow/runtime/report"
 )
 
-// Reasons of the editor freshness rules (SPEC §9, §12.4).
+// Reasons of the editor freshness rules (doc/design.md §9, §12.4).
 const (
 	// ReasonUnsavedBuffers: checks refused while workspace buffers have
 	// unsaved changes (the checks would not see them).
@@ -31,8 +31,8 @@ type CheckRunner interface {
 	Run(ctx context.Context, name string) report.CheckReport
 }
 
-// EditorChecks runs checks under the editor rules of SPEC §9 (reference
-// §9.5): before the checks, a failed probe makes the report unverified and
+// EditorChecks runs checks under the editor rules of doc/design.md §9 (doc/design.md
+// §9.6): before the checks, a failed probe makes the report unverified and
 // unsaved workspace buffers make it stale without running anything; after
 // them, unsaved buffers, a failed probe or any difference in the workspace
 // snapshot make it stale.
@@ -98,7 +98,7 @@ func EditorSnapshot(ctx context.Context, ed EditorState) (map[string]any, string
 	return c.Snapshot, ""
 }
 
-// EditorUnchanged compares the editor with an earlier snapshot (SPEC §12.4):
+// EditorUnchanged compares the editor with an earlier snapshot (doc/design.md §11.7):
 // every earlier path keeps an equal disk record and every earlier buffer is
 // unchanged, and nothing is unsaved. It returns "" when fresh, else the
 // reason the verification is stale.

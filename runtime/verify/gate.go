@@ -23,14 +23,14 @@ const (
 )
 
 // Gate is the host verification of one run: it alone decides whether a
-// cycle's change is verified (SPEC §8). A cycle drives it in three steps,
+// cycle's change is verified (doc/design.md §8). A cycle drives it in three steps,
 // in this order:
 //
 //	p := gate.Begin(ctx, changed) // the coder finished: hash the changed files
 //	v := p.Verify(ctx)            // checks, coverage, editor snapshot
 //	// ... the reviewer runs ...
 //	v, stale := p.Recheck(ctx)    // did anything change underneath?
-//	ok := p.Verified(roles)       // all of SPEC §8, with the role outcomes
+//	ok := p.Verified(roles)       // all of doc/design.md §8, with the role outcomes
 //
 // The steps are split because the reviewer must see the verification
 // (Verify) before freshness can be confirmed (Recheck), and because the
@@ -52,7 +52,7 @@ type Gate struct {
 	// without an editor.
 	Evidence EditorEvidence
 	// Editor, when set (an editor is attached), is probed after the checks
-	// and after review (SPEC §12.4).
+	// and after review (doc/design.md §11.7).
 	Editor EditorState
 	// Guard, when set, compares the changed files with their pre-run
 	// content and the checks with their baseline (see [Guard]).
@@ -81,7 +81,7 @@ type Pass struct {
 
 // Begin starts the verification of changed, the files the coder changed,
 // as soon as the coder finished: it records their SHA-256 fingerprints,
-// the state review must leave them in (SPEC §8 item 5).
+// the state review must leave them in (doc/design.md §8.5).
 func (g Gate) Begin(ctx context.Context, changed []string) *Pass {
 	p := &Pass{gate: g, changed: changed}
 	p.before, p.hashErr = Fingerprints(ctx, g.FS, changed)
@@ -93,7 +93,7 @@ func (g Gate) Begin(ctx context.Context, changed []string) *Pass {
 
 // Verify runs the checks, takes the editor snapshot (unless ctx was
 // cancelled meanwhile) and the coverage of the changed files, and decides
-// the verification (SPEC §8 items 2, 3 and the editor half of 5). A failed
+// the verification (doc/design.md §8.2 items 3, 4 and the editor half of 6). A failed
 // fingerprint at Begin, unsaved buffers or an unreachable editor make it
 // stale. The result is the cycle's verification until [Pass.Recheck].
 func (p *Pass) Verify(ctx context.Context) report.Verification {
@@ -141,10 +141,9 @@ func (p *Pass) runChecks(ctx context.Context) report.CheckReport {
 	return p.gate.Checks.Run(ctx, "")
 }
 
-// Recheck confirms, after review, that nothing changed underneath (SPEC §8
-// item 5): every changed file still has the fingerprint of Begin and, with
+// Recheck confirms, after review, that nothing changed underneath (doc/design.md §8.5): every changed file still has the fingerprint of Begin and, with
 // an editor, nothing is unsaved and every observed path and buffer of the
-// snapshot is unchanged (§12.4). It returns the cycle's verification and
+// snapshot is unchanged (doc/design.md §11.7). It returns the cycle's verification and
 // whether this check made it stale; a pass whose fingerprints failed at
 // Begin is stale already and is not checked again.
 func (p *Pass) Recheck(ctx context.Context) (report.Verification, bool) {
@@ -168,17 +167,17 @@ func (p *Pass) Recheck(ctx context.Context) (report.Verification, bool) {
 	return p.v, true
 }
 
-// Roles are the role outcomes of one cycle that SPEC §8 items 1 and 4 rest
-// on. A role that did not run is the zero Role.
+// Roles are the role outcomes of one cycle that doc/design.md §8.2 items 1
+// and 7 rest on. A role that did not run is the zero Role.
 type Roles struct {
 	Planner, Coder, Reviewer report.Role
 }
 
-// Verified reports whether the cycle is verified: all of SPEC §8. The
-// planner finished ok or was skipped by the host (agent.planner = "auto"),
-// the coder finished ok (item 1), the verification is verified
-// (items 2, 3 and 5, from Verify and Recheck), and the reviewer finished ok
-// with a structured verdict that approves (item 4).
+// Verified reports whether the cycle is verified: all of doc/design.md
+// §8.2. The planner finished ok or was skipped by the host
+// (agent.planner = "auto"), the coder finished ok (item 1), the
+// verification is verified (items 2–6, from Verify and Recheck), and the
+// reviewer finished ok with a structured verdict that approves (item 7).
 func (p *Pass) Verified(roles Roles) bool {
 	approved := roles.Reviewer.Approved
 	planned := roles.Planner.Status == report.StatusOK || roles.Planner.Status == report.StatusSkipped

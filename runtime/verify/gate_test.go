@@ -77,7 +77,7 @@ func unsaved(c editor.Context) editor.Context {
 	return c
 }
 
-// TestGate holds the verification gate to every rule of "verified" in SPEC
+// TestGate holds the verification gate to every rule of "verified" in doc/design.md
 // §8, one or more rows a rule, through the steps a cycle takes: files as
 // the coder left them, Begin, Verify (whose checks may change files),
 // review (which may change files), Recheck, Verified.
@@ -89,7 +89,7 @@ func TestGate(t *testing.T) {
 	approved := report.Role{Status: report.StatusOK, Approved: &yes}
 	boom := errors.New("Neovim request timed out")
 	lintOK := map[string]any{"status": "ok", "verified": true}
-	docs := map[string]string{"README.md": "# a\n"} // exempt from coverage (§8.3)
+	docs := map[string]string{"README.md": "# a\n"} // exempt from coverage (doc/design.md §8.3)
 
 	tests := []struct {
 		name     string

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"flow/bufferfs"
+	"flow/internal/text"
 	"flow/runtime/report"
 	"flow/runtime/scratch"
 	"flow/runtime/verify/weakening"
@@ -131,7 +132,7 @@ func (g *Guard) apply(ctx context.Context, v *report.Verification, edits []Edit)
 	switch {
 	case ff.Status != report.FailFirstFailedBefore:
 		if len(findings) > 0 {
-			unverify(v, weakening.Sentence(findings)+"; test edits are allowed only when the changed tests fail on the code as it was before the run, and "+lowerFirst(ff.Reason))
+			unverify(v, weakening.Sentence(findings)+"; test edits are allowed only when the changed tests fail on the code as it was before the run, and "+text.LowerFirst(ff.Reason))
 		} else {
 			unverify(v, ff.Reason)
 		}
@@ -182,13 +183,6 @@ func unverify(v *report.Verification, reason string) {
 	v.Verified = false
 	v.Status = report.StatusUnverified
 	v.Reason = reason
-}
-
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToLower(s[:1]) + s[1:]
 }
 
 // failFirst runs the test checks on a scratch copy of the workspace whose

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"flow/runtime/config"
+	"flow/runtime/lang"
 )
 
 // maxLanguageWarnings bounds the uncovered languages named in warnings.
@@ -63,27 +64,29 @@ func uncovered(files []string, required []config.Check) []string {
 	count := map[string]int{}
 	ext := map[string]string{}
 	for _, f := range files {
-		if IsDocumentation(f) {
+		if lang.IsDocumentation(f) {
 			continue
 		}
-		lang, e := Language(f)
-		if lang == UnknownLanguage || !isSource(lang) {
+		// Only programming and build languages need a lint check; an
+		// unknown extension (".png") stands for itself and needs none.
+		language := lang.Of(f)
+		if !lang.Known(language) {
 			continue
 		}
-		count[lang]++
-		ext[lang] = e
+		count[language]++
+		ext[language] = lang.Extension(f)
 	}
 	var out []string
-	for lang := range count {
+	for language := range count {
 		covered := false
 		for _, c := range required {
-			if staticKinds[c.Kind] && filetypeMatches(c.Filetypes, lang, ext[lang]) {
+			if staticKinds[c.Kind] && filetypeMatches(c.Filetypes, language, ext[language]) {
 				covered = true
 				break
 			}
 		}
 		if !covered {
-			out = append(out, lang)
+			out = append(out, language)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -94,22 +97,3 @@ func uncovered(files []string, required []config.Check) []string {
 	})
 	return out
 }
-
-// isSource tells programming languages from the rest of the extension
-// table's keys (an unknown extension is its own key, such as "png").
-func isSource(lang string) bool {
-	_, known := languageNames[lang]
-	return known
-}
-
-// languageNames is the set of language names of the built-in table.
-var languageNames = func() map[string]struct{} {
-	m := map[string]struct{}{}
-	for _, l := range languages {
-		m[l] = struct{}{}
-	}
-	for _, l := range baseNames {
-		m[l] = struct{}{}
-	}
-	return m
-}()

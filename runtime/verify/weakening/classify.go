@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"flow/bufferfs"
+	"flow/runtime/lang"
 )
 
 // Kind classifies a changed file.
@@ -80,10 +81,17 @@ var configPrefixes = []string{
 // configDirs hold CI definitions.
 var configDirs = []string{".github/workflows", ".circleci", ".ci", ".buildkite", ".woodpecker"}
 
-// Classify returns the kind of the slash-separated workspace path p.
+// Classify returns the kind of the slash-separated workspace path p. The
+// case of a file's extension does not change its kind ("calc_test.GO" is a
+// test), as it does not change its language: a file some tool may run as a
+// test is better watched than missed.
 func (c Classifier) Classify(p string) Kind {
 	p = strings.TrimPrefix(path.Clean(p), "./")
 	base := path.Base(p)
+	// named is the base name with its extension lower-cased, for the
+	// conventions that name tests by suffix.
+	ext := path.Ext(base)
+	named := strings.TrimSuffix(base, ext) + strings.ToLower(ext)
 	if c.isCheckFile(p) {
 		return KindCheckConfig
 	}
@@ -106,11 +114,11 @@ func (c Classifier) Classify(p string) Kind {
 		}
 	}
 	for _, s := range testSuffixes {
-		if strings.HasSuffix(base, s) {
+		if strings.HasSuffix(named, s) {
 			return KindTest
 		}
 	}
-	if strings.HasPrefix(base, "test_") && strings.HasSuffix(base, ".py") {
+	if strings.HasPrefix(named, "test_") && strings.HasSuffix(named, ".py") {
 		return KindTest
 	}
 	for _, in := range testInfixes {
@@ -118,7 +126,7 @@ func (c Classifier) Classify(p string) Kind {
 			return KindTest
 		}
 	}
-	if strings.HasSuffix(base, "Test.java") || strings.HasSuffix(base, "Tests.java") ||
+	if strings.HasSuffix(named, "Test.java") || strings.HasSuffix(named, "Tests.java") ||
 		strings.HasPrefix(p, "src/test/") || strings.Contains(p, "/src/test/") {
 		return KindTest
 	}
@@ -132,12 +140,11 @@ func (c Classifier) Classify(p string) Kind {
 	return KindSource
 }
 
+// isScript reports whether the file named base is JavaScript or
+// TypeScript, whose test files are named NAME.test.EXT or NAME.spec.EXT.
 func isScript(base string) bool {
-	switch path.Ext(base) {
-	case ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts":
-		return true
-	}
-	return false
+	l := lang.Of(base)
+	return l == "javascript" || l == "typescript"
 }
 
 // isCheckFile reports whether a configured check's argv names p as what

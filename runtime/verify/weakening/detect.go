@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
+
+	"flow/internal/text"
+	"flow/runtime/lang"
 )
 
 // Finding is one weakening edit in one file.
@@ -102,14 +105,19 @@ func testFile(ch Change) []Finding {
 	return out
 }
 
+// testCodeLanguages are the languages, besides Go, Python and
+// JavaScript/TypeScript, whose files under a test directory are test code
+// rather than fixtures.
+var testCodeLanguages = map[string]bool{
+	"rust": true, "java": true, "kotlin": true, "ruby": true, "c": true, "cpp": true,
+	"csharp": true, "swift": true, "lua": true, "bash": true, "elixir": true, "php": true,
+	"scala": true,
+}
+
 // isTestCode tells source files of other languages (tests/foo.rs,
 // FooTest.java) from fixtures (testdata/x.json).
 func isTestCode(p string) bool {
-	switch strings.ToLower(p[strings.LastIndexByte(p, '.')+1:]) {
-	case "rs", "java", "kt", "rb", "c", "cc", "cpp", "h", "hpp", "cs", "swift", "lua", "sh", "ex", "exs", "php", "scala":
-		return true
-	}
-	return false
+	return testCodeLanguages[lang.Of(p)]
 }
 
 // testNames lists the tests a file defines, each once per definition.
@@ -292,7 +300,7 @@ func markerText(lines []codeLine, line int) string {
 	if line < 1 || line > len(lines) {
 		return ""
 	}
-	return clip(strings.TrimSpace(lines[line-1].Code), 80)
+	return text.Clip(strings.TrimSpace(lines[line-1].Code), 80)
 }
 
 func onLine(line int) string {
@@ -343,7 +351,7 @@ func changedLiterals(p string, fam family, before, after []codeLine) []Finding {
 					oldShapes[s] = olds[1:]
 					was, now := diffLits(before[o-1].Lits, after[newLine-1].Lits)
 					out = append(out, Finding{Path: p, What: WhatExpectedChanged, Line: newLine,
-						Name:   clip(strings.TrimSpace(after[newLine-1].Code), 80),
+						Name:   text.Clip(strings.TrimSpace(after[newLine-1].Code), 80),
 						Detail: fmt.Sprintf("%s: a value in an existing test line changed on line %d (%s → %s)", p, newLine, was, now)})
 				}
 				newLine++
@@ -393,18 +401,10 @@ func joinCode(lines []codeLine) string {
 func diffLits(a, b []string) (string, string) {
 	for i := range a {
 		if i < len(b) && a[i] != b[i] {
-			return clip(a[i], 40), clip(b[i], 40)
+			return text.Clip(a[i], 40), text.Clip(b[i], 40)
 		}
 	}
 	return "?", "?"
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // Sentence is the one sentence a report's reason gives for findings: the

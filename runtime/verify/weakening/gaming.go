@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
+
+	"flow/internal/text"
 )
 
 // What values of findings that stop tests from running or make them pass
@@ -177,7 +179,7 @@ func trivialAssertions(p string, fam family, before, after []codeLine) []Finding
 		for _, re := range rs {
 			if m := re.FindString(shape); m != "" && !failing.MatchString(m) {
 				out = append(out, Finding{Path: p, What: WhatTrivialAssert, Line: n,
-					Name:   clip(strings.TrimSpace(after[n-1].Code), 80),
+					Name:   text.Clip(strings.TrimSpace(after[n-1].Code), 80),
 					Detail: fmt.Sprintf("%s: an assertion over constants was added on line %d, which passes whatever the code does", p, n)})
 				break
 			}
@@ -262,7 +264,7 @@ func invertedAssertions(p string, fam family, before, after []codeLine) []Findin
 				if olds := removed[c]; len(olds) > 0 && before[olds[0]-1].Shape != shape {
 					removed[c] = olds[1:]
 					out = append(out, Finding{Path: p, What: WhatInverted, Line: newLine,
-						Name:   clip(strings.TrimSpace(after[newLine-1].Code), 80),
+						Name:   text.Clip(strings.TrimSpace(after[newLine-1].Code), 80),
 						Detail: fmt.Sprintf("%s: an assertion was turned into its opposite on line %d", p, newLine)})
 				}
 				newLine++

@@ -1,8 +1,9 @@
 package weakening
 
 import (
-	"path"
 	"strings"
+
+	"flow/runtime/lang"
 )
 
 // family is a group of languages that share comment and string syntax and
@@ -16,13 +17,15 @@ const (
 	famJS
 )
 
+// familyOf returns the family of the file at p by its language, as
+// lang.Of decides it.
 func familyOf(p string) family {
-	switch strings.ToLower(path.Ext(p)) {
-	case ".go":
+	switch lang.Of(p) {
+	case "go":
 		return famGo
-	case ".py", ".pyi":
+	case "python":
 		return famPython
-	case ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts":
+	case "javascript", "typescript":
 		return famJS
 	}
 	return famOther

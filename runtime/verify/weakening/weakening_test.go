@@ -51,6 +51,12 @@ func TestClassify(t *testing.T) {
 		{"lint/pylintrc", KindCheckConfig},
 		{"app.py", KindSource},
 		{"README.md", KindSource},
+		// The extension's case does not matter.
+		{"calc_test.GO", KindTest},
+		{"test_calc.PY", KindTest},
+		{"src/sum.test.TSX", KindTest},
+		{"src/AppTest.JAVA", KindTest},
+		{"test_stub.pyi", KindSource}, // a stub pytest does not collect
 	} {
 		if got := c.Classify(tc.path); got != tc.want {
 			t.Errorf("Classify(%q) = %s, want %s", tc.path, got, tc.want)
@@ -58,6 +64,26 @@ func TestClassify(t *testing.T) {
 	}
 	if got := (Classifier{}).Classify("Makefile"); got != KindSource {
 		t.Errorf("a Makefile no check runs is %s, want source", got)
+	}
+}
+
+func TestIsTestCode(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"tests/foo.rs", true},
+		{"tests/run.sh", true},
+		{"tests/run.bash", true},
+		{"tests/Foo.KT", true},
+		{"tests/widget.hh", true},
+		{"testdata/golden.json", false},
+		{"tests/fixture.txt", false},
+		{"tests/noext", false},
+	} {
+		if got := isTestCode(tc.path); got != tc.want {
+			t.Errorf("isTestCode(%q) = %v, want %v", tc.path, got, tc.want)
+		}
 	}
 }
 
