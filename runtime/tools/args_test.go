@@ -47,6 +47,36 @@ func TestParamsOf(t *testing.T) {
 	}
 }
 
+// boundedArgs has each kind of bound tag.
+type boundedArgs struct {
+	Task  string `json:"task" min:"1" desc:"not empty"`
+	Label string `json:"label,omitempty" min:"3" desc:"at least three characters"`
+	Wait  *int   `json:"wait,omitempty" min:"0" max:"60" desc:"from 0 to 60"`
+	Depth int    `json:"depth,omitempty" min:"-2" desc:"from -2"`
+}
+
+func TestSchemaBounds(t *testing.T) {
+	got := Schema[boundedArgs]()
+	want := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"task":  map[string]any{"type": "string", "description": "not empty", "minLength": 1},
+			"label": map[string]any{"type": "string", "description": "at least three characters", "minLength": 3},
+			"wait":  map[string]any{"type": "integer", "description": "from 0 to 60", "minimum": 0, "maximum": 60},
+			"depth": map[string]any{"type": "integer", "description": "from -2", "minimum": -2},
+		},
+		"required":             []string{"task"},
+		"additionalProperties": false,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Schema[boundedArgs] mismatch (-want +got):\n%s", diff)
+	}
+	// Schema is the built-in tools' generator, not a second one.
+	if diff := cmp.Diff(paramsOf(reflect.TypeFor[fileReadArgs]()), Schema[fileReadArgs]()); diff != "" {
+		t.Errorf("Schema[fileReadArgs] differs from file_read's parameters (-params +Schema):\n%s", diff)
+	}
+}
+
 func TestParamsOfRejectsUnsupportedFields(t *testing.T) {
 	tests := []struct {
 		name string
@@ -66,6 +96,18 @@ func TestParamsOfRejectsUnsupportedFields(t *testing.T) {
 			X string
 		}](), "needs an exported field with a json name"},
 		{"not a struct", reflect.TypeFor[string](), "is not a struct"},
+		{"max on a string", reflect.TypeFor[struct {
+			X string `json:"x" max:"3"`
+		}](), "max to ints only"},
+		{"min on a boolean", reflect.TypeFor[struct {
+			X bool `json:"x" min:"1"`
+		}](), "min applies to strings and ints"},
+		{"bound not an integer", reflect.TypeFor[struct {
+			X int `json:"x" min:"one"`
+		}](), `min tag "one", want an integer`},
+		{"bound too large", reflect.TypeFor[struct {
+			X int `json:"x" max:"9007199254740993"`
+		}](), `max tag "9007199254740993", want an integer within`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -149,3 +191,48 @@ func TestDecodeIntoDisagreement(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+func TestParseExported(t *testing.T) {
+	zero, sixty := 0, 60
+	tests := []struct {
+		name string
+		raw  string
+		want boundedArgs // when err is ""
+		err  string      // the whole error text
+	}{
+		{"required only", `{"task":"x"}`, boundedArgs{Task: "x"}, ""},
+		{"every field", `{"task":"é","label":"abc","wait":60,"depth":-2}`, boundedArgs{Task: "é", Label: "abc", Wait: &sixty, Depth: -2}, ""},
+		{"lower bounds are inclusive", `{"task":"x","wait":0}`, boundedArgs{Task: "x", Wait: &zero}, ""},
+		{"minus zero is zero", `{"task":"x","wait":-0}`, boundedArgs{Task: "x", Wait: &zero}, ""},
+		{"length counts characters, not bytes", `{"task":"x","label":"éé"}`, boundedArgs{}, `argument "label" must be at least 3 characters long, got 2`},
+		{"empty string", `{"task":""}`, boundedArgs{}, `argument "task" must not be empty`},
+		{"below the minimum", `{"task":"x","wait":-1}`, boundedArgs{}, `argument "wait" must be at least 0, got -1`},
+		{"above the maximum", `{"task":"x","wait":61}`, boundedArgs{}, `argument "wait" must be at most 60, got 61`},
+		{"far above the maximum", `{"task":"x","wait":99999999999999999}`, boundedArgs{}, `argument "wait" must be at most 60, got 99999999999999999`},
+		{"below a negative minimum", `{"task":"x","depth":-3}`, boundedArgs{}, `argument "depth" must be at least -2, got -3`},
+		{"types come before bounds", `{"task":"","wait":1.5}`, boundedArgs{}, `argument "wait" must be an integer, got the number 1.5`},
+		{"missing", `{"wait":1}`, boundedArgs{}, `missing arguments: [task]`},
+		{"unknown", `{"task":"x","cwd":"/"}`, boundedArgs{}, `unknown arguments: [cwd] (accepted: [depth, label, task, wait])`},
+		{"not an object", `["x"]`, boundedArgs{}, `expected a JSON object, got an array`},
+		{"null is not {}", `null`, boundedArgs{}, `expected a JSON object, got null`},
+		{"empty text is not {}", ` `, boundedArgs{}, `expected a JSON object, got no text`},
+		{"not JSON", `{"task":`, boundedArgs{}, `unexpected end of JSON input (is a brace or quote missing?)`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Parse[boundedArgs]([]byte(tc.raw))
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("Parse(%s) = %+v, %v; want error %q", tc.raw, got, err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Parse(%s) error = %v, want none", tc.raw, err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Parse(%s) mismatch (-want +got):\n%s", tc.raw, diff)
+			}
+		})
+	}
+}

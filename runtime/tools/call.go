@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"flow/bufferfs"
+	"flow/internal/text"
 	"flow/runtime/config"
 	"flow/runtime/model"
 )
@@ -61,7 +62,7 @@ func New(fsys bufferfs.FS, opts Options) *Registry {
 	return &Registry{fs: fsys, opts: opts}
 }
 
-// RoleAllows reports whether the role matrix of SPEC §6 offers tool to role:
+// RoleAllows reports whether the role matrix of doc/design.md §5 offers tool to role:
 // file_read, file_list and file_search to every role; file_edit, file_write
 // and flow_check to the coder of a trusted workspace only. Unknown roles and
 // tools get nothing. (A Registry also hides flow_check when it has no
@@ -118,19 +119,14 @@ func (r *Registry) names(role string) string {
 // file operations and even a panicking handler all become an error result
 // the model can act on.
 func (r *Registry) Call(ctx context.Context, role string, call model.ToolCall) (res Result) {
-	defer func() {
-		if p := recover(); p != nil {
-			res = errorf("internal error in tool %s: %v; this is a bug in flow, not in your call; try a different approach",
-				cutRunes(call.Name, 64), p)
-		}
-	}()
+	defer contain(call.Name, &res)
 	t, ok := lookup(call.Name)
 	if !ok {
-		return errorf("unknown tool %q; the available tools are: %s", cutRunes(call.Name, 64), r.names(role))
+		return errorf("unknown tool %q; the available tools are: %s", text.Truncate(call.Name, 64), r.names(role))
 	}
 	if !r.offered(role, t.name) {
 		return errorf("Tool '%s' is unavailable for role %s; the available tools are: %s",
-			t.name, cutRunes(role, 32), r.names(role))
+			t.name, text.Truncate(role, 32), r.names(role))
 	}
 	args, msg := t.parse(call.Arguments)
 	if msg != "" {
@@ -140,6 +136,16 @@ func (r *Registry) Call(ctx context.Context, role string, call model.ToolCall) (
 		return errorf("%s cancelled: %v", t.name, err)
 	}
 	return t.run(r, ctx, args)
+}
+
+// contain is the one recovery of a tool call (deferred by every toolbox's
+// Call): a panicking handler becomes an error result the model reads,
+// never a crash of the run.
+func contain(tool string, res *Result) {
+	if p := recover(); p != nil {
+		*res = errorf("internal error in tool %s: %v; this is a bug in flow, not in your call; try a different approach",
+			text.Truncate(tool, 64), p)
+	}
 }
 
 // usage describes a tool's arguments, e.g.

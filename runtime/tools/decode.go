@@ -21,6 +21,16 @@ func DecodeArgs(text string) (map[string]any, error) {
 	if trimmed == "" || trimmed == "null" {
 		return map[string]any{}, nil
 	}
+	return decodeObject(trimmed)
+}
+
+// decodeObject parses text, which must be exactly one JSON object, keeping
+// numbers as json.Number.
+func decodeObject(text string) (map[string]any, error) {
+	trimmed := strings.TrimSpace(text)
+	if trimmed == "" {
+		return nil, errors.New("expected a JSON object, got no text")
+	}
 	if depth := scanDepth(trimmed); depth > maxScanDepth {
 		return nil, fmt.Errorf("arguments exceed nesting depth %d", MaxArgDepth)
 	}

@@ -7,13 +7,14 @@ import (
 	"slices"
 
 	"flow/bufferfs"
+	"flow/internal/text"
 	"flow/runtime/config"
 	"flow/runtime/editor"
 	"flow/runtime/model"
 	"flow/runtime/report"
 )
 
-// Editor is the editor as the tools see it (SPEC §12.2): the tool part of
+// Editor is the editor as the tools see it (doc/design.md §11.3): the tool part of
 // the attached editor's session. Schemas returns the editor tool schemas
 // the editor advertises (already narrowed to the allowlisted editor tools);
 // Call calls one tool and returns the editor's result object, or a Go error
@@ -43,7 +44,7 @@ func EditorRoleAllows(role, tool string, trusted bool) bool {
 	return true
 }
 
-// EditorToolbox offers a Registry's tools plus the editor's (SPEC §6, §12):
+// EditorToolbox offers a Registry's tools plus the editor's (doc/design.md §5, §12):
 // the built-in tools first, then the editor tools in the order the editor
 // advertised them, each filtered by [EditorRoleAllows]. editor_debug's
 // action is always "status". The schemas are fetched once, when the
@@ -151,13 +152,9 @@ func (b *EditorToolbox) Call(ctx context.Context, role string, call model.ToolCa
 	if !ok {
 		return b.reg.Call(ctx, role, call)
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			res = errorf("internal error in tool %s: %v", t.Name, p)
-		}
-	}()
+	defer contain(t.Name, &res)
 	if !EditorRoleAllows(role, t.Name, b.reg.opts.Trusted) {
-		return errorf("Tool '%s' is unavailable for role %s", t.Name, cutRunes(role, 32))
+		return errorf("Tool '%s' is unavailable for role %s", t.Name, text.Truncate(role, 32))
 	}
 	args, err := DecodeArgs(call.Arguments)
 	if err != nil {
@@ -188,7 +185,7 @@ func (b *EditorToolbox) Call(ctx context.Context, role string, call model.ToolCa
 
 // editorUnavailable is the result of a call the bridge could not make.
 func editorUnavailable(err error) Result {
-	msg := cutRunes(err.Error(), maxErrorChars)
+	msg := text.Truncate(err.Error(), maxErrorChars)
 	b, _ := json.Marshal(map[string]any{"status": report.StatusUnavailable, "error": msg})
 	return Result{Status: report.StatusUnavailable, Error: msg, Content: string(b)}
 }
@@ -217,7 +214,7 @@ func editorResult(out map[string]any) Result {
 	content, truncated := fit(status, len(keys), func(keep int) any {
 		m := map[string]any{"status": status}
 		if msg != "" {
-			m["error"] = cutRunes(msg, maxErrorChars)
+			m["error"] = text.Truncate(msg, maxErrorChars)
 		}
 		for _, k := range keys[len(keys)-keep:] {
 			m[k] = out[k]

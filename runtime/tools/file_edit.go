@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"flow/bufferfs"
+	"flow/internal/text"
 	"flow/runtime/report"
 )
 
@@ -55,7 +56,7 @@ func (r *Registry) fileEdit(ctx context.Context, args fileEditArgs) Result {
 		return fsError(FileEdit, p, err)
 	}
 	f.Exists = true
-	shown := cutRunes(cleanPath(f.Path, p), 200)
+	shown := text.Truncate(cleanPath(f.Path, p), 200)
 	n := bytes.Count(f.Data, []byte(oldS))
 	if !all && n == 1 {
 		n = occurrences(f.Data, []byte(oldS)) // "x\nx" is twice in "x\nx\nx"
@@ -186,7 +187,7 @@ func editNotFound(data []byte, oldS, shown string, all bool) string {
 		span := max(len(textLines(oldS)), 1)
 		msg += fmt.Sprintf("; the line most like old_string's first line is line %d: %q; call file_read with start_line=%d and end_line=%d "+
 			"and copy the exact text from there, including indentation and line breaks",
-			i+1, cutRunes(strings.Trim(m.text(i), lineWS), 120), max(i+1-3, 1), min(i+span+3, len(m.lines)))
+			i+1, text.Truncate(strings.Trim(m.text(i), lineWS), 120), max(i+1-3, 1), min(i+span+3, len(m.lines)))
 	} else {
 		msg += ": call file_read on it and copy the exact text, including indentation and line breaks"
 	}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"flow/bufferfs"
+	"flow/internal/text"
 	"flow/runtime/report"
 )
 
@@ -71,7 +72,7 @@ func (r *Registry) fileRead(ctx context.Context, args fileReadArgs) Result {
 		from, to = 0, 0
 	} else if from > total {
 		return errorf("start_line %d is past the end of %s, which has %d lines; use a start_line from 1 to %d",
-			start, cutRunes(f.Path, 200), total, total)
+			start, text.Truncate(f.Path, 200), total, total)
 	}
 	lo, hi := lineSpan(f.Data, from, to)
 	body := readBody{
@@ -98,7 +99,7 @@ func (r *Registry) fileRead(ctx context.Context, args fileReadArgs) Result {
 // than it has), at a line end when at least one whole line fits, and a hint
 // how to read on.
 func (b readBody) cut(keep int) readBody {
-	c := cutRunes(b.Content, keep)
+	c := text.Truncate(b.Content, keep)
 	if i := strings.LastIndexByte(c, '\n'); i >= 0 {
 		c = c[:i+1]
 	}

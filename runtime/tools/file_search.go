@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"flow/bufferfs"
+	"flow/internal/text"
 	"flow/runtime/report"
 )
 
@@ -25,7 +26,7 @@ var fileSearchRaw string
 
 var fileSearchDoc = strings.TrimSpace(fileSearchRaw)
 
-// Limits of file_search (SPEC §6, §16).
+// Limits of file_search (doc/design.md §5, §16).
 const (
 	maxSearchMatches = 200
 	maxMatchChars    = 300
@@ -91,12 +92,12 @@ func (r *Registry) fileSearch(ctx context.Context, args fileSearchArgs) Result {
 	}
 	if _, err := regexp.Compile(expr); err != nil {
 		return errorf("invalid regular expression %q: %v; fix it (RE2 syntax: escape ( ) [ ] { } . * + ? | \\ with a backslash) "+
-			"or set literal to true to search for the exact text", cutRunes(pattern, 200), err)
+			"or set literal to true to search for the exact text", text.Truncate(pattern, 200), err)
 	}
 	// (?m): ^ and $ match at line boundaries, as in grep.
 	re, err := regexp.Compile("(?m)" + expr)
 	if err != nil {
-		return errorf("invalid regular expression %q: %v", cutRunes(pattern, 200), err)
+		return errorf("invalid regular expression %q: %v", text.Truncate(pattern, 200), err)
 	}
 	s := &searcher{re: re, literal: requiredLiteral(expr), limit: maxSearchMatches + 1}
 	if s.literal != nil {
@@ -105,7 +106,7 @@ func (r *Registry) fileSearch(ctx context.Context, args fileSearchArgs) Result {
 	if g := args.Glob; g != "" {
 		s.glob, err = compileGlob(g)
 		if err != nil {
-			return errorf(`invalid glob %q: %v; use a pattern such as "*.go", "src/*.ts" or "**/*_test.go"`, cutRunes(g, 200), err)
+			return errorf(`invalid glob %q: %v; use a pattern such as "*.go", "src/*.ts" or "**/*_test.go"`, text.Truncate(g, 200), err)
 		}
 	}
 	dir := args.Path
@@ -647,24 +648,12 @@ func lineEnd(data []byte, at int) int {
 }
 
 // match describes a matching line, cut to maxMatchChars characters.
-func match(p string, line int, text []byte) searchMatch {
-	text = bytes.TrimSuffix(text, []byte{'\r'})
-	if len(text) > maxMatchChars {
-		text = text[:runeCut(text, maxMatchChars)]
+func match(p string, line int, b []byte) searchMatch {
+	b = bytes.TrimSuffix(b, []byte{'\r'})
+	if len(b) > maxMatchChars {
+		b = b[:len(text.Truncate(string(b), maxMatchChars))]
 	}
-	return searchMatch{Path: p, Line: line, Text: validText(text)}
-}
-
-// runeCut returns the byte offset after at most n runes of b.
-func runeCut(b []byte, n int) int {
-	count := 0
-	for i := range string(b) {
-		if count == n {
-			return i
-		}
-		count++
-	}
-	return len(b)
+	return searchMatch{Path: p, Line: line, Text: validText(b)}
 }
 
 // result builds the bounded tool result.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"flow/bufferfs"
+	"flow/internal/text"
 	"flow/runtime/report"
 )
 
@@ -66,11 +67,11 @@ func (r *Registry) apply(ctx context.Context, tool, p string, old bufferfs.File,
 	p = cleanPath(old.Path, p)
 	if len(data) > bufferfs.MaxFileBytes {
 		return errorf("%s was not applied: %s would become %d bytes, over the %d-byte (256 KiB) file limit",
-			tool, cutRunes(p, 200), len(data), bufferfs.MaxFileBytes)
+			tool, text.Truncate(p, 200), len(data), bufferfs.MaxFileBytes)
 	}
 	if r.opts.BeforeWrite != nil {
 		if err := r.opts.BeforeWrite(ctx, p, old, data); err != nil {
-			return errorf("%s was not applied, %s is unchanged: %v", tool, cutRunes(p, 200), err)
+			return errorf("%s was not applied, %s is unchanged: %v", tool, text.Truncate(p, 200), err)
 		}
 	}
 	info, err := r.fs.Write(ctx, p, data, bufferfs.WriteOptions{})

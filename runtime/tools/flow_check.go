@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"flow/internal/text"
 	"flow/runtime/report"
 )
 
@@ -58,12 +59,12 @@ func cutCheckOutput(rep report.CheckReport, keep int) checkBody {
 	body.Checks = make([]report.CheckResult, len(rep.Checks))
 	for i, c := range rep.Checks {
 		if utf8.RuneCountInString(c.Stdout) > keep {
-			c.Stdout = tailRunes(c.Stdout, keep)
+			c.Stdout = text.Tail(c.Stdout, keep)
 			c.StdoutTruncated = true
 			body.Truncated = true
 		}
 		if utf8.RuneCountInString(c.Stderr) > keep {
-			c.Stderr = tailRunes(c.Stderr, keep)
+			c.Stderr = text.Tail(c.Stderr, keep)
 			c.StderrTruncated = true
 			body.Truncated = true
 		}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 
 	"flow/bufferfs"
+	"flow/internal/text"
 )
 
 // fsError turns a failed file operation into a tool error. The errors of
@@ -14,7 +15,7 @@ import (
 // only the tool knows (which tool to use instead) and phrases the common
 // cases the same way for every FS implementation.
 func fsError(tool, p string, err error) Result {
-	shown := cutRunes(p, 200)
+	shown := text.Truncate(p, 200)
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return errorf("%s cancelled: %v", tool, err)

@@ -7,6 +7,8 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+
+	"flow/internal/text"
 )
 
 // hasType reports whether v is a JSON value of schema type typ.
@@ -121,7 +123,7 @@ func enumText(allowed []any) string {
 	if err != nil {
 		return fmt.Sprint(allowed)
 	}
-	return cutRunes(string(b), 300)
+	return text.Truncate(string(b), 300)
 }
 
 // anySlice converts []any or []string to []any.
@@ -179,7 +181,7 @@ func kindOf(v any) string {
 	}
 	if isNumber(v) {
 		if n, ok := v.(json.Number); ok {
-			return "the number " + cutRunes(string(n), 40)
+			return "the number " + text.Truncate(string(n), 40)
 		}
 		return "a number"
 	}
@@ -202,5 +204,5 @@ func describe(path string) string {
 	if path == "" {
 		return "arguments"
 	}
-	return "argument " + strconv.Quote(cutRunes(path, 80))
+	return "argument " + strconv.Quote(text.Truncate(path, 80))
 }

@@ -1,4 +1,4 @@
-// Package tools implements the model-facing tools of SPEC §6 (file_read,
+// Package tools implements the model-facing tools of doc/design.md §5 (file_read,
 // file_list, file_search, file_edit, file_write, flow_check), their schemas,
 // the role matrix and argument validation. Results are bounded JSON objects
 // phrased so that a small model can act on an error.
@@ -9,6 +9,9 @@
 // validator is kept, rather than decoding straight into the struct, because
 // its messages are what small models learnt to recover from and because the
 // editor's tools arrive as schemas only.
+//
+// [Schema] and [Parse] give another package's argument structs the same
+// schema generation and checks; the MCP server's tools use them.
 package tools
 
 import (
@@ -19,7 +22,7 @@ import (
 	"flow/runtime/report"
 )
 
-// MaxResultChars bounds the JSON text of one tool result (SPEC §16).
+// MaxResultChars bounds the JSON text of one tool result (doc/design.md §15).
 const MaxResultChars = 40000
 
 // CheckRunner runs named checks for the flow_check tool. name "" runs all.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"flow/internal/text"
 	"flow/runtime/report"
 )
 
@@ -29,7 +30,7 @@ func fits(b []byte) bool {
 
 // errorResult returns the tool error result for msg.
 func errorResult(msg string) Result {
-	msg = cutRunes(msg, maxErrorChars)
+	msg = text.Truncate(msg, maxErrorChars)
 	b, err := report.Marshal(errorBody{Status: report.StatusError, Error: msg})
 	if err != nil || !fits(b) {
 		// Unreachable with the cut above; keep the invariant regardless.
@@ -84,44 +85,6 @@ func tooLarge(status string) string {
 		return `{"status":"error","truncated":true}`
 	}
 	return string(b)
-}
-
-// cutRunes returns s cut to at most n runes, at a rune boundary.
-func cutRunes(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if len(s) <= n {
-		return s
-	}
-	count := 0
-	for i := range s {
-		if count == n {
-			return s[:i]
-		}
-		count++
-	}
-	return s
-}
-
-// tailRunes returns the last n runes of s.
-func tailRunes(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if len(s) <= n {
-		return s
-	}
-	count := 0
-	for i := len(s); i > 0; {
-		_, size := utf8.DecodeLastRuneInString(s[:i])
-		i -= size
-		count++
-		if count == n {
-			return s[i:]
-		}
-	}
-	return s
 }
 
 // validText returns s with each invalid UTF-8 sequence replaced by U+FFFD.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"flow/internal/text"
 )
 
 // randomText returns n bytes of text rich in what JSON must escape.
@@ -57,7 +59,7 @@ func TestReadResultBoundedProperty(t *testing.T) {
 	}
 }
 
-// TestReadLargeSourceFile is the reference's weak point (§22.1): a 250 KB
+// TestReadLargeSourceFile is where the reference program was weak: a 250 KB
 // file of quotes, backslashes and newlines read whole.
 func TestReadLargeSourceFile(t *testing.T) {
 	line := `	s := "a \"quoted\" \\path\\ with \\n escapes" // "comment"` + "\n"
@@ -113,30 +115,9 @@ func TestFitFallback(t *testing.T) {
 	// Non-ASCII content is bounded in bytes too.
 	cjk := strings.Repeat("漢", MaxResultChars-100)
 	content, truncated = fit("ok", utf8.RuneCountInString(cjk), func(keep int) any {
-		return map[string]string{"status": "ok", "c": cutRunes(cjk, keep)}
+		return map[string]string{"status": "ok", "c": text.Truncate(cjk, keep)}
 	})
 	if !truncated || len(content) > maxResultBytes || len(content) < maxResultBytes-100 {
 		t.Fatalf("fit(CJK) = %d bytes, truncated %v; want just under %d bytes", len(content), truncated, maxResultBytes)
-	}
-}
-
-func TestCutRunes(t *testing.T) {
-	for _, tc := range []struct {
-		s    string
-		n    int
-		head string
-		tail string
-	}{
-		{"héllo", 2, "hé", "lo"},
-		{"héllo", 10, "héllo", "héllo"},
-		{"😀😀😀", 1, "😀", "😀"},
-		{"abc", 0, "", ""},
-	} {
-		if got := cutRunes(tc.s, tc.n); got != tc.head {
-			t.Errorf("cutRunes(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.head)
-		}
-		if got := tailRunes(tc.s, tc.n); got != tc.tail {
-			t.Errorf("tailRunes(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.tail)
-		}
 	}
 }

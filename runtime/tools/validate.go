@@ -6,9 +6,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"flow/internal/text"
 )
 
-// Limits of argument validation (SPEC §6, §16).
+// Limits of argument validation (doc/design.md §5, §16).
 const (
 	// MaxArgDepth is the deepest nesting of an argument value; the root is
 	// depth 0, so a value at depth 17 is rejected.
@@ -27,7 +29,7 @@ type frame struct {
 	path   string // "" for the root, else like `edits[2].path`
 }
 
-// ValidateArgs checks args against a JSON-Schema subset (SPEC §6): the
+// ValidateArgs checks args against a JSON-Schema subset (doc/design.md §5): the
 // keywords type (object, array, string, boolean, integer, number, null),
 // enum, properties, required and items; every other keyword is ignored.
 // Objects are always closed, booleans are never numbers, a number with a
@@ -149,7 +151,7 @@ func checkKeys(f frame, v map[string]any) error {
 	}
 	for k, raw := range props {
 		if _, ok := raw.(map[string]any); !ok {
-			return fmt.Errorf("invalid tool schema: property %q is %T, want an object", cutRunes(k, 64), raw)
+			return fmt.Errorf("invalid tool schema: property %q is %T, want an object", text.Truncate(k, 64), raw)
 		}
 	}
 	required, err := stringList(f.schema["required"])
@@ -275,7 +277,7 @@ func keyList(keys []string) string {
 	}
 	out := make([]string, len(shown))
 	for i, k := range shown {
-		out[i] = cutRunes(k, 64)
+		out[i] = text.Truncate(k, 64)
 	}
 	s := "[" + strings.Join(out, ", ")
 	if len(keys) > len(shown) {
