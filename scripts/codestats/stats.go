@@ -322,8 +322,21 @@ func printFiles(w io.Writer, dir string) error {
 	for f, c := range comp {
 		groups[c] = append(groups[c], f)
 	}
+	up, order := layering(g)
 	fmt.Fprintf(w, "%d files, %d edges between files; %d edges (*) lie on a cycle, in %d groups of files that use each other; %d edges have one back\n",
 		len(g.Files), edges, onCycle, len(groups), mutual)
+	fmt.Fprintf(w, "%d edges run back up in the best layering (files from the bottom: %s)\n", up, strings.Join(order, " "))
+	pos := map[string]int{}
+	for i, f := range order {
+		pos[f] = i
+	}
+	for _, from := range g.Files {
+		for _, to := range sortedKeys(g.Edges[from]) {
+			if pos[to] > pos[from] {
+				fmt.Fprintf(w, "  up: %s → %s (%d)\n", from, to, g.Edges[from][to])
+			}
+		}
+	}
 	for _, c := range slices.Sorted(func(yield func(int) bool) {
 		for c := range groups {
 			if !yield(c) {
@@ -335,6 +348,140 @@ func printFiles(w io.Writer, dir string) error {
 		fmt.Fprintf(w, "  cycle group: %s\n", strings.Join(groups[c], " "))
 	}
 	return nil
+}
+
+// layering orders the files from the bottom layer up so that as few edges
+// as possible run back up (a file using one above it), and returns that
+// least number with the order. Only edges inside a group of files that use
+// each other (a strongly connected component) ever need to run up, so the
+// groups are placed in dependency order and each is ordered on its own:
+// exactly (a dynamic programme over the sets of its files placed) for up
+// to 26 files, greedily beyond.
+func layering(g Graph) (int, []string) {
+	comp := cyclic(g)
+	groups := map[int][]string{}
+	for _, f := range g.Files {
+		if c, ok := comp[f]; ok {
+			groups[c] = append(groups[c], f)
+		}
+	}
+	// Place units (a lone file, or a group) leaves first: a unit goes once
+	// every unit it uses is placed.
+	unitOf := func(f string) string {
+		if c, ok := comp[f]; ok {
+			return fmt.Sprintf("group %d", c)
+		}
+		return f
+	}
+	members := map[string][]string{}
+	for _, f := range g.Files {
+		members[unitOf(f)] = append(members[unitOf(f)], f)
+	}
+	placed := map[string]bool{}
+	var order []string
+	total := 0
+	for len(placed) < len(members) {
+		var ready []string
+		for u, fs := range members {
+			if placed[u] {
+				continue
+			}
+			ok := true
+			for _, f := range fs {
+				for to := range g.Edges[f] {
+					if v := unitOf(to); v != u && !placed[v] {
+						ok = false
+					}
+				}
+			}
+			if ok {
+				ready = append(ready, u)
+			}
+		}
+		slices.Sort(ready)
+		for _, u := range ready {
+			placed[u] = true
+			up, o := orderGroup(g, members[u])
+			total += up
+			order = append(order, o...)
+		}
+	}
+	return total, order
+}
+
+// orderGroup orders the files of one group from the bottom up with the
+// fewest edges between them running up.
+func orderGroup(g Graph, files []string) (int, []string) {
+	n := len(files)
+	idx := map[string]int{}
+	for i, f := range files {
+		idx[f] = i
+	}
+	// users[v] is the set of the group's files that use v.
+	users := make([]uint64, n)
+	for _, from := range files {
+		for to := range g.Edges[from] {
+			if v, ok := idx[to]; ok {
+				users[v] |= 1 << idx[from]
+			}
+		}
+	}
+	if n > 26 {
+		return greedyLayering(files, users)
+	}
+	cost := make([]uint8, 1<<n)
+	pick := make([]int8, 1<<n)
+	for m := 1; m < 1<<n; m++ {
+		best := 1 << 30
+		for v := range n {
+			if m&(1<<v) == 0 {
+				continue
+			}
+			prev := m &^ (1 << v)
+			// v on top of prev: every file in prev that uses v points up.
+			if c := int(cost[prev]) + bits(users[v]&uint64(prev)); c < best {
+				best, pick[m] = c, int8(v)
+			}
+		}
+		cost[m] = uint8(min(best, 255))
+	}
+	order := make([]string, 0, n)
+	for m := 1<<n - 1; m != 0; m &^= 1 << pick[m] {
+		order = append(order, files[pick[m]])
+	}
+	slices.Reverse(order)
+	return int(cost[1<<n-1]), order
+}
+
+// greedyLayering places, from the bottom, the file whose placement makes
+// fewest edges point up, for groups too large for the exact order.
+func greedyLayering(files []string, users []uint64) (int, []string) {
+	var placed uint64
+	total := 0
+	var order []string
+	for range files {
+		best, bestCost := -1, 1<<30
+		for v := range files {
+			if placed&(1<<v) != 0 {
+				continue
+			}
+			if c := bits(users[v] & placed); c < bestCost {
+				best, bestCost = v, c
+			}
+		}
+		placed |= 1 << best
+		total += bestCost
+		order = append(order, files[best])
+	}
+	return total, order
+}
+
+func bits(x uint64) int {
+	n := 0
+	for ; x != 0; x &= x - 1 {
+		n++
+	}
+	return n
 }
 
 // countLines counts a file's lines as wc -l does.

@@ -83,6 +83,7 @@ func TestFiles(t *testing.T) {
 		"c.go → a.go(1)",
 		"3 files, 3 edges between files; 2 edges (*) lie on a cycle, in 1 groups",
 		"cycle group: a.go b.go",
+		"1 edges run back up in the best layering",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("files output lacks %q:\n%s", want, got)
