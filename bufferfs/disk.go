@@ -39,7 +39,7 @@ type DiskOptions struct {
 	Private []string
 }
 
-// Disk is the [FS] of SPEC §5: descriptor-relative, symlink-refusing,
+// Disk is the [FS] of doc/design.md §4: descriptor-relative, symlink-refusing,
 // atomic disk I/O confined to one root directory. Every operation first
 // checks that the root path still names the directory that was opened. Its
 // methods are safe for concurrent use.

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// EditorBridge calls one tool of the editor's tool module (SPEC §12.2).
+// EditorBridge calls one tool of the editor's tool module (doc/design.md §11.3).
 // Call returns the tool's result object, whose "status" says whether the
 // editor did it; a Go error means the bridge itself failed (timeout,
 // transport, wrong workspace) and the editor must be treated as gone.
@@ -17,7 +17,7 @@ type EditorBridge interface {
 	Call(ctx context.Context, tool string, args map[string]any) (map[string]any, error)
 }
 
-// Editor is the buffer-aware [FS] of SPEC §12: reads see a loaded buffer's
+// Editor is the buffer-aware [FS] of doc/design.md §11: reads see a loaded buffer's
 // text, unsaved edits included; writes go through the editor, which writes
 // the file atomically, refuses to overwrite a buffer with unsaved changes
 // and refreshes every loaded buffer for the path.
@@ -37,7 +37,7 @@ type EditorBridge interface {
 //
 // Stat, List, Walk and CheckRoot are the Disk's: they describe what is on
 // disk, which is what fingerprints and listings need (unsaved buffers are
-// the freshness snapshot's concern, SPEC §12.4).
+// the freshness snapshot's concern, doc/design.md §11.7).
 //
 // The first bridge failure marks the Editor unavailable: every later
 // operation that needs the editor fails with [ErrEditorUnavailable]. There

@@ -13,7 +13,7 @@ import (
 // wraps one of these, so callers can test the kind with errors.Is and show
 // Error() to a model, which says what was wrong and what to do.
 var (
-	// ErrInvalidPath: the path breaks a lexical rule of SPEC §5 (empty,
+	// ErrInvalidPath: the path breaks a lexical rule of doc/design.md §4 (empty,
 	// absolute, "..", ".git", too long, too deep) or names the root where a
 	// file is required.
 	ErrInvalidPath = errors.New("invalid path")
@@ -48,7 +48,7 @@ var (
 	ErrBusy = errors.New("path resolution raced with a rename")
 )
 
-// Messages of the stale-root check (SPEC §5), also returned by CheckRoot.
+// Messages of the stale-root check (doc/design.md §4), also returned by CheckRoot.
 const (
 	msgRootReplaced    = "stale workspace: root was replaced; restart flow"
 	msgRootUnavailable = "stale workspace: root is unavailable; restart flow"

@@ -2,7 +2,7 @@
 //
 // [FS] is the interface every tool uses. [Disk] implements it with
 // descriptor-relative, symlink-refusing, atomic disk I/O confined to one root
-// directory (SPEC §5). A buffer-aware implementation for Neovim (SPEC §12)
+// directory (doc/design.md §4). A buffer-aware implementation for Neovim (doc/design.md §11)
 // implements the same interface, so callers never know which one they hold.
 package bufferfs
 
@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// Limits of SPEC §16 that belong to file I/O.
+// Limits of doc/design.md §15 that belong to file I/O.
 const (
 	MaxFileBytes      = 262144 // largest file read or written
 	MaxPathChars      = 1024   // longest tool path, in characters
@@ -65,7 +65,7 @@ type Listing struct {
 type WalkFunc func(path string, info Info) error
 
 // FS is a workspace file system. Every path is relative to the root, uses
-// '/' as separator and must pass the path rules of SPEC §5; "." names the
+// '/' as separator and must pass the path rules of doc/design.md §4; "." names the
 // root and is accepted only for directory operations.
 type FS interface {
 	// Root returns the absolute path of the workspace root.

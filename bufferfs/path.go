@@ -19,7 +19,7 @@ var (
 	errDeepPath = rule(ErrInvalidPath, "path exceeds 32 components", "use a shallower path")
 )
 
-// ValidPath applies the lexical path rules of SPEC §5 and returns the
+// ValidPath applies the lexical path rules of doc/design.md §4 and returns the
 // cleaned, slash-separated relative path ("." for the root). It does not
 // touch the file system: symlinks, hard links and the root's freshness are
 // checked by [Disk] when the path is used. The error wraps [ErrInvalidPath].

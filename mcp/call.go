@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"flow/internal/text"
 	"flow/runtime/journal"
 )
 
@@ -64,7 +65,7 @@ func (c *call) progress(message string) {
 	_ = c.out.notify("notifications/progress", progressParams{
 		ProgressToken: c.token,
 		Progress:      c.sent,
-		Message:       clip(message, maxProgressBytes),
+		Message:       text.ClipBytes(message, maxProgressBytes),
 	})
 }
 
@@ -101,7 +102,7 @@ func (c *call) heartbeat(period time.Duration, done <-chan struct{}) {
 				_ = c.out.notify("notifications/progress", progressParams{
 					ProgressToken: c.token,
 					Progress:      c.sent,
-					Message:       clip(fmt.Sprintf("%s — still working, %d s", step, int(now.Sub(since).Seconds())), maxProgressBytes),
+					Message:       text.ClipBytes(fmt.Sprintf("%s — still working, %d s", step, int(now.Sub(since).Seconds())), maxProgressBytes),
 				})
 			}
 			c.mu.Unlock()
@@ -120,9 +121,9 @@ func (c *call) finish() {
 	c.mu.Unlock()
 }
 
-// callTool validates a tools/call request (reference §11.4: params, tool
+// callTool validates a tools/call request (doc/design.md §10.4: params, tool
 // name, arguments, all -32602) and dispatches it: the frame was parsed once,
-// by parseMessage, parseCallParams and the tool's input schema, and the
+// by parseMessage, parseCallParams and the tool's argument struct, and the
 // tool is called with the decoded arguments (mcp-go only lists the tools).
 // flow_status is answered before returning; flow_run and flow_check are
 // runtime jobs: started here and answered from their own goroutine (a
@@ -139,7 +140,7 @@ func (ss *session) callTool(m message) {
 		_ = ss.out.error(m.id, errUnknownTool)
 		return
 	}
-	args, perr := def.input.validate(def.name, p.arguments)
+	tc, perr := def.parse(p.arguments)
 	if perr != nil {
 		_ = ss.out.error(m.id, perr)
 		return
@@ -148,19 +149,19 @@ func (ss *session) callTool(m message) {
 		_ = ss.out.error(m.id, &rpcError{code: codeMethodNotFound, message: def.name + " does not support tasks; call it without the task parameter"})
 		return
 	}
-	if def.answer != nil {
-		res, err := ss.answer(def, args)
+	if tc.answer != nil {
+		res, err := ss.answer(def.name, tc.answer)
 		ss.replyTool(m.id, res, err)
 		return
 	}
 	asTask := p.task != nil
-	if ss.srv.tasks != nil && args["idempotency_key"] != "" && ss.resubmitted(m.id, def.name, args["idempotency_key"], asTask) {
+	if ss.srv.tasks != nil && tc.idempotencyKey != "" && ss.resubmitted(m.id, def.name, tc.idempotencyKey, asTask) {
 		return
 	}
 	c := &call{id: m.id, key: idKey(m.id), tool: def.name, token: p.token, out: ss.out}
 	lt := &liveTask{tool: def.name, progress: c.progress}
 	ctx, stop := context.WithCancel(ss.base)
-	j, err := def.start(ctx, args, lt.event)
+	j, err := tc.start(ctx, lt.event)
 	if err != nil {
 		stop()
 		ss.log.Info("tool call refused", "tool", def.name, "id", string(m.id), "reason", err.Error())
@@ -175,7 +176,7 @@ func (ss *session) callTool(m message) {
 		if p.task != nil {
 			ttl = p.task.ttl
 		}
-		task, err = ss.srv.record(lt, def.name, p.arguments, ttl, args["idempotency_key"])
+		task, err = ss.srv.record(lt, def.name, p.arguments, ttl, tc.idempotencyKey)
 		if err != nil {
 			ss.log.Warn("task not recorded", "tool", def.name, "error", err.Error())
 			asTask = false
@@ -189,9 +190,8 @@ func (ss *session) callTool(m message) {
 		ss.longMu.Unlock()
 	}
 	wait := ss.wait
-	if v, ok := args["wait_seconds"]; ok {
-		n, _ := strconv.Atoi(v)
-		wait = time.Duration(n) * time.Second
+	if tc.wait != nil {
+		wait = time.Duration(*tc.wait) * time.Second
 	}
 	if lt.id == "" || asTask {
 		wait = 0 // without a record there is nothing to follow
@@ -215,7 +215,7 @@ func (ss *session) callTool(m message) {
 			}
 			t.Stop()
 		}
-		rep, status := j.Result()
+		rep, status := j.Outcome()
 		c.finish()
 		stop()
 		ss.clearRunning(c)
@@ -251,14 +251,15 @@ func (ss *session) clearRunning(c *call) {
 	ss.longMu.Unlock()
 }
 
-// answer runs an inline tool; a panic becomes an internal error.
-func (ss *session) answer(def *toolDef, args map[string]string) (res *mcp.CallToolResult, err error) {
+// answer runs the inline tool called tool; a panic becomes an internal
+// error.
+func (ss *session) answer(tool string, answer func(context.Context) (*mcp.CallToolResult, error)) (res *mcp.CallToolResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			res, err = nil, ss.recovered(def.name, p)
+			res, err = nil, ss.recovered(tool, p)
 		}
 	}()
-	return def.answer(ss.base, args)
+	return answer(ss.base)
 }
 
 // recovered logs a tool's panic and returns the error answered for it.
@@ -360,7 +361,7 @@ func quoteList(names []string) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(strconv.Quote(clip(n, 64)))
+		b.WriteString(strconv.Quote(text.ClipBytes(n, 64)))
 	}
 	return b.String()
 }

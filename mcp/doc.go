@@ -1,4 +1,4 @@
-// Package mcp is flow's MCP stdio server (`flow serve`, SPEC §11): newline-
+// Package mcp is flow's MCP stdio server (`flow serve`, doc/design.md §10): newline-
 // delimited JSON-RPC 2.0 on a reader and a writer, exposing exactly three
 // tools, flow_run, flow_status and flow_check, on top of a [Runtime].
 //
@@ -13,25 +13,23 @@
 // types: [mcp.Tool] (the advertised definitions and their JSON form),
 // [mcp.ToolAnnotation] and [mcp.CallToolResult]. Every frame is parsed
 // once, here: the envelope (parseMessage), then the method's params, then a
-// tool call's arguments against the advertised input schema, which yields
-// the decoded arguments the tool runs with; every reply is encoded once, by
-// flow's single writer.
+// tool call's arguments, decoded into the tool's argument struct, from
+// which its advertised input schema is also generated (by runtime/tools,
+// as the model tools' schemas are); every reply is encoded once, by flow's
+// single writer.
 //
-// The earlier position was halfway: flow framed, validated and ordered the
-// stream, then re-encoded each validated request so that mcp-go's
-// MCPServer.HandleMessage could parse it again and reach the same handlers,
-// and re-encoded mcp-go's answers once more; a refused (busy) call took
-// that round trip just to be rendered. It paid for both and bought little:
-// the three answers mcp-go built (initialize, tools/list, ping) are a few
-// fixed lines, and everything flow must control — ordering, validation,
-// versions, cancellation, panics — was already flow's. mcp-go's stdio server
-// (StdioServer.Listen) cannot be used at all: its session is a
-// package-level singleton (two servers in one process share it), it decodes
-// request ids into float64 (large integer ids come back changed), its read
-// loop cannot be told to answer in order, it reads unbounded lines, drops a
-// final line without a newline, serves requests before initialize, queues
-// progress notifications on another goroutine (so one can follow the
-// result) and logs to stderr. What this package does instead:
+// Routing validated requests through mcp-go's MCPServer.HandleMessage
+// would mean encoding each of them again for it to parse, and its answers
+// again on the way out, for three answers (initialize, tools/list, ping)
+// that are a few fixed lines; everything flow must control — ordering,
+// validation, versions, cancellation, panics — is flow's anyway. mcp-go's
+// stdio server (StdioServer.Listen) cannot be used at all: its session is
+// a package-level singleton (two servers in one process share it), it
+// decodes request ids into float64 (large integer ids come back changed),
+// its read loop cannot be told to answer in order, it reads unbounded
+// lines, drops a final line without a newline, serves requests before
+// initialize, queues progress notifications on another goroutine (so one
+// can follow the result) and logs to stderr. What this package does instead:
 //
 //   - framing: a line reader capped at 1 MiB per frame, which also handles
 //     a final line without a newline and skips blank lines;

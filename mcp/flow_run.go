@@ -13,15 +13,19 @@ import (
 //go:embed flow_run.md
 var flowRunDescription string
 
+// flowRunArgs are the arguments of flow_run. wait_seconds is bounded above
+// so that it converts to a time.Duration without overflow; its bound is the
+// largest 32-bit int.
+type flowRunArgs struct {
+	Task           string `json:"task" min:"1" desc:"What to change, in plain language, as you would tell a colleague."`
+	WaitSeconds    *int   `json:"wait_seconds,omitempty" min:"0" max:"2147483647" desc:"Return after this many seconds with status \"running\" and the run_id if the run has not finished; the run goes on. Follow it with flow_status {run_id}. 0 waits for the end."`
+	IdempotencyKey string `json:"idempotency_key,omitempty" desc:"Any string naming this submission: submitting the same key again returns the first run (its task or its result) instead of starting another."`
+}
+
 // flowRunTool is flow_run {task}: one bounded planner → coder → reviewer run
 // with host verification. It edits files, so it is destructive; it talks
 // only to the local model, so it is closed-world.
 func (s *Server) flowRunTool() *toolDef {
-	input := closedObject(map[string]fieldSchema{
-		"task":            {Type: "string", MinLength: 1, Description: "What to change, in plain language, as you would tell a colleague."},
-		"wait_seconds":    {Type: "integer", Description: "Return after this many seconds with status \"running\" and the run_id if the run has not finished; the run goes on. Follow it with flow_status {run_id}. 0 waits for the end."},
-		"idempotency_key": {Type: "string", Description: "Any string naming this submission: submitting the same key again returns the first run (its task or its result) instead of starting another."},
-	}, "task")
 	output := objectSchema{
 		Type:        "object",
 		Description: "The run report; the same JSON is also sent as text content.",
@@ -35,20 +39,22 @@ func (s *Server) flowRunTool() *toolDef {
 		},
 		Required: []string{"status", "verified"},
 	}
-	return &toolDef{
-		name:  "flow_run",
-		input: input,
-		tool: mcp.Tool{
-			Name:            "flow_run",
-			Title:           "Run a verified coding task",
-			Description:     strings.TrimSpace(flowRunDescription),
-			RawInputSchema:  input.raw(),
-			RawOutputSchema: output.raw(),
-			Annotations:     annotations("Run a verified coding task", false, true, false),
-			Execution:       s.execution(),
-		},
-		start: func(ctx context.Context, args map[string]string, progress func(runID, message string)) (*job.Job, error) {
-			return s.rt.StartRun(ctx, args["task"], progress)
-		},
+	tool := mcp.Tool{
+		Name:            "flow_run",
+		Title:           "Run a verified coding task",
+		Description:     strings.TrimSpace(flowRunDescription),
+		RawOutputSchema: output.raw(),
+		Annotations:     annotations("Run a verified coding task", false, true, false),
+		Execution:       s.execution(),
 	}
+	return newTool(tool, func(a flowRunArgs) toolCall {
+		return toolCall{
+			wait:           a.WaitSeconds,
+			idempotencyKey: a.IdempotencyKey,
+			start: func(ctx context.Context, progress func(runID, message string)) (*job.Handle, error) {
+				j, err := s.rt.StartRun(ctx, a.Task, progress)
+				return job.Untyped(j), err
+			},
+		}
+	})
 }

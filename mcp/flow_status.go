@@ -11,12 +11,15 @@ import (
 //go:embed flow_status.md
 var flowStatusDescription string
 
+// flowStatusArgs are the arguments of flow_status. RunID is a pointer
+// because a given run_id, even "", asks about that run instead of flow.
+type flowStatusArgs struct {
+	RunID *string `json:"run_id,omitempty" desc:"A run started by flow_run (also one that returned \"running\"): its progress while it runs, then its report."`
+}
+
 // flowStatusTool is flow_status {}: read-only, idempotent, closed-world, and
 // answered inline by the frame loop, also while a run is in progress.
 func (s *Server) flowStatusTool() *toolDef {
-	input := closedObject(map[string]fieldSchema{
-		"run_id": {Type: "string", Description: "A run started by flow_run (also one that returned \"running\"): its progress while it runs, then its report."},
-	})
 	output := objectSchema{
 		Type:        "object",
 		Description: "The status report; the same JSON is also sent as text content.",
@@ -30,23 +33,20 @@ func (s *Server) flowStatusTool() *toolDef {
 		},
 		Required: []string{"status"},
 	}
-	return &toolDef{
-		name:  "flow_status",
-		input: input,
-		tool: mcp.Tool{
-			Name:            "flow_status",
-			Title:           "Flow status",
-			Description:     strings.TrimSpace(flowStatusDescription),
-			RawInputSchema:  input.raw(),
-			RawOutputSchema: output.raw(),
-			Annotations:     annotations("Flow status", true, false, true),
-		},
-		answer: func(ctx context.Context, args map[string]string) (*mcp.CallToolResult, error) {
-			if id, ok := args["run_id"]; ok {
-				return s.runStatus(id)
+	tool := mcp.Tool{
+		Name:            "flow_status",
+		Title:           "Flow status",
+		Description:     strings.TrimSpace(flowStatusDescription),
+		RawOutputSchema: output.raw(),
+		Annotations:     annotations("Flow status", true, false, true),
+	}
+	return newTool(tool, func(a flowStatusArgs) toolCall {
+		return toolCall{answer: func(ctx context.Context) (*mcp.CallToolResult, error) {
+			if a.RunID != nil {
+				return s.runStatus(*a.RunID)
 			}
 			rep := s.rt.Status(ctx)
 			return reportResult(rep, rep.Status)
-		},
-	}
+		}}
+	})
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // MaxFrameBytes is the largest input frame the server accepts: 1 MiB,
-// counting the frame's newline (SPEC §16).
+// counting the frame's newline (doc/design.md §15).
 const MaxFrameBytes = 1 << 20
 
 // errFrameTooLarge reports a line longer than [MaxFrameBytes].
@@ -59,7 +59,7 @@ func isBlank(frame []byte) bool {
 }
 
 // message is a JSON-RPC request or notification that passed the envelope
-// checks of reference §11.2.
+// checks of doc/design.md §10.2.
 type message struct {
 	id     json.RawMessage // nil for a notification
 	method string
@@ -146,7 +146,7 @@ func jsonString(raw json.RawMessage) (string, bool) {
 
 // validID reports whether raw is a JSON-RPC id flow accepts: a string or an
 // integer (no fraction or exponent). null, booleans, floats, objects and
-// arrays are invalid (reference §11.2 item 3).
+// arrays are invalid (doc/design.md §10.2).
 func validID(raw json.RawMessage) bool {
 	if len(raw) == 0 {
 		return false

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"flow/internal/text"
 )
 
 // TestFrameReader checks framing on its own: newline framing independent of
@@ -51,7 +53,7 @@ func TestFrameReader(t *testing.T) {
 			}
 			for i := range got {
 				if got[i] != tc.want[i] {
-					t.Errorf("frame %d = %q (len %d), want len %d", i, clip(got[i], 20), len(got[i]), len(tc.want[i]))
+					t.Errorf("frame %d = %q (len %d), want len %d", i, text.Clip(got[i], 20), len(got[i]), len(tc.want[i]))
 				}
 			}
 		})
@@ -82,7 +84,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// TestParseMessage is reference §11.2 items 1-4.
+// TestParseMessage is doc/design.md §10.2 items 1-4.
 func TestParseMessage(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -147,7 +149,7 @@ func TestIDKey(t *testing.T) {
 
 // TestWireFraming drives Serve: a request split across writes gets one
 // reply, blank lines are skipped, parse errors do not end the session, and
-// a last line without newline is answered at EOF (reference §18.4 items 2, 3).
+// a last line without newline is answered at EOF (as the reference program's framing contract tests ask).
 func TestWireFraming(t *testing.T) {
 	c := startServer(t, &fakeRuntime{})
 	req := `{"jsonrpc":"2.0","id":"frag","method":"ping"}` + "\n"
@@ -184,8 +186,7 @@ func TestWireFraming(t *testing.T) {
 	}
 }
 
-// TestOversizedFrameClosesSession is reference §18.3 item 8 and §18.4 item
-// 8: ping, blank line, a frame of 1 MiB + 1 byte, ping → the first ping's
+// TestOversizedFrameClosesSession ports the reference program's oversized-frame contract test: ping, blank line, a frame of 1 MiB + 1 byte, ping → the first ping's
 // reply, one -32700, nothing for the last ping, and Serve returns nil
 // without waiting for the rest of the input.
 func TestOversizedFrameClosesSession(t *testing.T) {

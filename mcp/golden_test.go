@@ -15,9 +15,9 @@ import (
 
 const goldenFile = "testdata/golden.jsonl"
 
-// goldenRequests is the transcript of testdata/golden.jsonl: the reference's
-// golden wire examples (§11.5) and the cases of §18.4 and §18.5, in one
-// session against the fake runtime.
+// goldenRequests is the transcript of testdata/golden.jsonl: the reference
+// program's golden wire examples and its framing and lifecycle contract
+// cases, in one session against the fake runtime.
 var goldenRequests = []string{
 	// Before initialize.
 	`{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}`,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"flow/internal/text"
 	"flow/runtime/job"
 	"flow/runtime/report"
 )
@@ -41,19 +42,23 @@ type fakeRuntime struct {
 	status func(ctx context.Context) report.Status
 }
 
-func (f *fakeRuntime) StartRun(ctx context.Context, task string, progress func(runID, message string)) (*job.Job, error) {
-	return f.gate.Start(ctx, job.KindRun, func(ctx context.Context, j *job.Job) (any, string) {
+func (f *fakeRuntime) StartRun(ctx context.Context, task string, progress func(runID, message string)) (*job.Job[report.Run], error) {
+	return job.Start(&f.gate, ctx, job.KindRun, func(ctx context.Context, j *job.Job[report.Run]) (report.Run, string) {
 		runID := fmt.Sprintf("run-%d", j.ID)
 		progress(runID, "")
 		rep := f.Run(ctx, task, func(m string) { progress(runID, m) })
 		return rep, rep.Status
+	}, func(p any) report.Run {
+		return report.Run{Status: report.StatusError, Error: job.PanicMessage(job.KindRun, p)}
 	})
 }
 
-func (f *fakeRuntime) StartCheck(ctx context.Context, name string) (*job.Job, error) {
-	return f.gate.Start(ctx, job.KindCheck, func(ctx context.Context, _ *job.Job) (any, string) {
+func (f *fakeRuntime) StartCheck(ctx context.Context, name string) (*job.Job[report.CheckReport], error) {
+	return job.Start(&f.gate, ctx, job.KindCheck, func(ctx context.Context, _ *job.Job[report.CheckReport]) (report.CheckReport, string) {
 		rep := f.Check(ctx, name)
 		return rep, rep.Status
+	}, func(p any) report.CheckReport {
+		return report.CheckReport{Status: report.StatusError, Error: job.PanicMessage(job.KindCheck, p)}
 	})
 }
 
@@ -68,7 +73,7 @@ func (f *fakeRuntime) Run(ctx context.Context, task string, progress func(string
 	progress("planner  start")
 	return report.Run{
 		Status: report.StatusOK, Verified: true, Task: task, RunID: "run-1", Workspace: "/ws",
-		StartedAt: "2026-01-02T03:04:05Z", Roles: []report.Role{}, Events: []report.ToolEvent{},
+		StartedAt: "2026-01-02T03:04:05Z", Roles: []report.Role{}, Events: []report.Event{},
 		ChangedFiles: []string{"a.go"}, Checks: []report.CheckResult{}, VerificationHistory: []report.Verification{},
 		Summary: "done <ok> & \"quoted\"",
 	}
@@ -182,7 +187,7 @@ func startSession(t testing.TB, ctx context.Context, srv *Server) *client {
 func (c *client) send(line string) {
 	c.t.Helper()
 	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
-		c.t.Fatalf("write %q: %v", clip(line, 80), err)
+		c.t.Fatalf("write %q: %v", text.Clip(line, 80), err)
 	}
 }
 

@@ -2,7 +2,7 @@ package mcp
 
 import "encoding/json"
 
-// Protocol versions flow speaks (SPEC §11). All use the initialize handshake.
+// Protocol versions flow speaks (doc/design.md §10). All use the initialize handshake.
 const (
 	versionPreferred = "2025-11-25"
 	version20250618  = "2025-06-18"
@@ -26,7 +26,7 @@ func negotiate(requested string) string {
 }
 
 // initialize answers the initialize request: once per session, with
-// capabilities and clientInfo{name, version} required (reference §11.3).
+// capabilities and clientInfo{name, version} required (doc/design.md §10.3).
 // The answer carries the negotiated version, so flow never echoes a
 // version it does not speak.
 func (ss *session) initialize(m message) {

@@ -9,7 +9,7 @@ import (
 
 const initParams = `"capabilities":{},"clientInfo":{"name":"test","version":"1"}`
 
-// TestSessionIdsStatusListPingAndCleanEOF is reference §18.4 item 1 in
+// TestSessionIdsStatusListPingAndCleanEOF ports the reference program's MCP session contract test, in
 // process: ids echoed in order, the negotiated version, exactly the three
 // tools, status text JSON equal to structuredContent, isError false, EOF → nil.
 func TestSessionIdsStatusListPingAndCleanEOF(t *testing.T) {
@@ -87,7 +87,7 @@ func mustJSON(t *testing.T, v any) string {
 }
 
 // TestVersionNegotiation: the three supported versions are echoed, any
-// other string gets 2025-11-25 (reference §11.3, §18.5 item 3).
+// other string gets 2025-11-25 (doc/design.md §10.3).
 func TestVersionNegotiation(t *testing.T) {
 	for _, tc := range []struct{ requested, want string }{
 		{"2025-11-25", "2025-11-25"},
@@ -110,7 +110,7 @@ func TestVersionNegotiation(t *testing.T) {
 	}
 }
 
-// TestLifecycleErrors is reference §18.4 item 4 and §18.5 items 1-2, plus
+// TestLifecycleErrors ports the reference program's lifecycle contract tests, plus
 // the requests that are served before initialize (ping) and the ones that
 // are not.
 func TestLifecycleErrors(t *testing.T) {

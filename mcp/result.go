@@ -22,7 +22,7 @@ const maxReportBytes = 2 << 20
 // maxKeptMemberBytes is the largest top-level member a cut-down report keeps.
 const maxKeptMemberBytes = 4096
 
-// reportResult is the tool result of a report (SPEC §11): the report as
+// reportResult is the tool result of a report (doc/design.md §10): the report as
 // structuredContent and as the one text content, isError unless status is
 // "ok". A report that cannot be encoded is an internal error (-32603).
 func reportResult(rep any, status string) (*mcp.CallToolResult, error) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"flow/internal/text"
 	"flow/runtime/report"
 )
 
@@ -42,23 +43,39 @@ func decodeAny(t *testing.T, raw string) any {
 }
 
 // TestArgumentValidationAgreesWithSchema: the pre-dispatch argument check
-// accepts exactly what the advertised inputSchema accepts.
+// accepts exactly what the advertised inputSchema accepts, except integers
+// written with a fraction or an exponent (1.0, 1e1): JSON Schema counts
+// them as integers, while the check, shared with the model tools, takes an
+// integer only when it is written as one.
 func TestArgumentValidationAgreesWithSchema(t *testing.T) {
 	srv := NewServer(&fakeRuntime{}, Options{})
 	samples := []string{
 		`{}`, `{"task":"x"}`, `{"task":""}`, `{"task":"é"}`, `{"task":1}`, `{"task":null}`, `{"task":["x"]}`,
 		`{"task":"x","cwd":"/"}`, `{"name":"test"}`, `{"name":""}`, `{"name":7}`, `{"argv":[]}`,
 		`{"name":"a","task":"b"}`, `[]`, `"x"`, `null`, `{"verbose":true}`,
+		`{"run_id":""}`, `{"run_id":7}`, `{"task":"x","idempotency_key":"k"}`, `{"task":"x","idempotency_key":1}`,
+		`{"task":"x","wait_seconds":0}`, `{"task":"x","wait_seconds":-0}`, `{"task":"x","wait_seconds":-1}`,
+		`{"task":"x","wait_seconds":1.5}`, `{"task":"x","wait_seconds":"3"}`,
+		`{"task":"x","wait_seconds":2147483647}`, `{"task":"x","wait_seconds":2147483648}`,
+		`{"task":"x","wait_seconds":100000000000000000000}`,
 	}
 	for _, name := range toolOrder {
 		def := srv.tool[name]
 		sch := compileSchema(t, name, def.tool.RawInputSchema)
 		for _, s := range samples {
-			_, gateErr := def.input.validate(name, json.RawMessage(s))
+			_, gateErr := def.parse(json.RawMessage(s))
 			schemaErr := sch.Validate(decodeAny(t, s))
 			if (gateErr == nil) != (schemaErr == nil) {
 				t.Errorf("%s arguments %s: gate error %v, schema error %v; want them to agree", name, s, gateErr, schemaErr)
 			}
+		}
+	}
+	def := srv.tool["flow_run"]
+	sch := compileSchema(t, "flow_run", def.tool.RawInputSchema)
+	for _, s := range []string{`{"task":"x","wait_seconds":1.0}`, `{"task":"x","wait_seconds":1e1}`} {
+		_, gateErr := def.parse(json.RawMessage(s))
+		if schemaErr := sch.Validate(decodeAny(t, s)); gateErr == nil || schemaErr != nil {
+			t.Errorf("flow_run arguments %s: gate error %v, schema error %v; want only the gate to refuse them", s, gateErr, schemaErr)
 		}
 	}
 }
@@ -102,7 +119,7 @@ func TestResultsMatchOutputSchema(t *testing.T) {
 			} `json:"result"`
 		}
 		if err := json.Unmarshal(line, &m); err != nil || m.Result.StructuredContent == nil {
-			t.Fatalf("%s: reply %s has no structuredContent", what, clip(string(line), 200))
+			t.Fatalf("%s: reply %s has no structuredContent", what, text.Clip(string(line), 200))
 		}
 		if err := schemas[tool].Validate(decodeAny(t, string(m.Result.StructuredContent))); err != nil {
 			t.Errorf("%s: structuredContent does not match %s's outputSchema: %v", what, tool, err)

@@ -28,10 +28,10 @@ type Runtime interface {
 	// ignored). When ctx is cancelled the run stops with a "cancelled"
 	// report.
 	// runID is the run's id (the same for every line of one run).
-	StartRun(ctx context.Context, task string, progress func(runID, message string)) (*job.Job, error)
+	StartRun(ctx context.Context, task string, progress func(runID, message string)) (*job.Job[report.Run], error)
 	// StartCheck starts the configured check called name, or every check
 	// when name is ""; the job's result is a report.CheckReport.
-	StartCheck(ctx context.Context, name string) (*job.Job, error)
+	StartCheck(ctx context.Context, name string) (*job.Job[report.CheckReport], error)
 	// Status reports flow's local state without contacting the model.
 	Status(ctx context.Context) report.Status
 }

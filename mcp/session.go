@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"flow/internal/text"
 )
 
 // session is one Serve call: the frame loop and its lifecycle state.
@@ -161,7 +163,7 @@ func (ss *session) handle(frame []byte) {
 		_ = ss.out.error(m.id, errParamsObject)
 		return
 	}
-	ss.log.Info("mcp.request", "mcp.method", clip(m.method, 100), "id", string(m.id))
+	ss.log.Info("mcp.request", "mcp.method", text.ClipBytes(m.method, 100), "id", string(m.id))
 	switch {
 	case m.method == "ping":
 		ss.result(m.id, struct{}{})
@@ -176,7 +178,7 @@ func (ss *session) handle(frame []byte) {
 	case strings.HasPrefix(m.method, "tasks/") && ss.srv.tasks != nil:
 		ss.taskRequest(m)
 	default:
-		_ = ss.out.error(m.id, &rpcError{code: codeMethodNotFound, message: "Method not found: " + clip(m.method, 100)})
+		_ = ss.out.error(m.id, &rpcError{code: codeMethodNotFound, message: "Method not found: " + text.ClipBytes(m.method, 100)})
 	}
 }
 
@@ -229,16 +231,3 @@ func (ss *session) result(id json.RawMessage, v any) {
 		ss.log.Warn("write reply", "error", err)
 	}
 }
-
-// clip shortens s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

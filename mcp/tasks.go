@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"flow/internal/text"
 	"flow/runtime/job"
 	"flow/runtime/journal"
 	"flow/runtime/report"
@@ -58,7 +59,7 @@ func (s *Server) defaultWait(client string) time.Duration {
 type liveTask struct {
 	tool      string
 	progress  func(string) // the call's progress notifications
-	job       *job.Job
+	job       *job.Handle
 	cancelled atomic.Bool   // tasks/cancel named it
 	done      chan struct{} // closed once the final record is written
 
@@ -201,7 +202,7 @@ func resultMessage(res *mcp.CallToolResult) string {
 			break
 		}
 	}
-	return clip(msg, maxProgressBytes)
+	return text.ClipBytes(msg, maxProgressBytes)
 }
 
 // wireTask is MCP's Task object.
@@ -240,7 +241,7 @@ func (s *Server) wireTask(t journal.Task) wireTask {
 		}
 	}
 	w := wireTask{
-		TaskID: t.ID, Status: t.Status, StatusMessage: clip(msg, maxProgressBytes),
+		TaskID: t.ID, Status: t.Status, StatusMessage: text.ClipBytes(msg, maxProgressBytes),
 		CreatedAt: t.CreatedAt.UTC().Format(wireTime), LastUpdatedAt: t.UpdatedAt.UTC().Format(wireTime),
 		TTL: t.TTL.Milliseconds(),
 	}
@@ -260,7 +261,7 @@ var errTaskID = &rpcError{code: codeInvalidParams, message: "taskId must be the 
 
 // unknownTask is the error for an id the store does not hold.
 func unknownTask(id string) *rpcError {
-	return &rpcError{code: codeInvalidParams, message: fmt.Sprintf("Unknown or expired task %s; tasks/list shows the tasks kept", clip(fmt.Sprintf("%q", id), 80))}
+	return &rpcError{code: codeInvalidParams, message: fmt.Sprintf("Unknown or expired task %s; tasks/list shows the tasks kept", text.ClipBytes(fmt.Sprintf("%q", id), 80))}
 }
 
 // taskRequest answers tasks/get, tasks/result, tasks/list and tasks/cancel.
@@ -291,7 +292,7 @@ func (ss *session) taskRequest(m message) {
 	switch m.method {
 	case "tasks/get", "tasks/result", "tasks/cancel":
 	default:
-		_ = ss.out.error(m.id, &rpcError{code: codeMethodNotFound, message: "Method not found: " + clip(m.method, 100)})
+		_ = ss.out.error(m.id, &rpcError{code: codeMethodNotFound, message: "Method not found: " + text.ClipBytes(m.method, 100)})
 		return
 	}
 	if p.TaskID == nil {

@@ -4,27 +4,71 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
-	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"flow/runtime/job"
+	"flow/runtime/tools"
 )
 
-// toolDef is one of the three tools: its advertised definition, the schema
-// its arguments are checked against before dispatch, and what it does:
-// answer, for a tool answered inline (flow_status), or start, for a tool
-// that is a runtime job (flow_run, flow_check).
+// toolDef is one of the three tools: its advertised definition and bind,
+// which checks a call's arguments against the tool's argument struct (the
+// same struct its inputSchema was generated from) and returns what the
+// call does.
 type toolDef struct {
-	name   string
-	input  objectSchema
-	tool   mcp.Tool
-	answer func(ctx context.Context, args map[string]string) (*mcp.CallToolResult, error)
-	start  func(ctx context.Context, args map[string]string, progress func(runID, message string)) (*job.Job, error)
+	name string
+	tool mcp.Tool
+	bind func(raw json.RawMessage) (toolCall, error)
+}
+
+// toolCall is one validated call of a tool: answer, for a tool answered
+// inline (flow_status), or start, for a tool that is a runtime job
+// (flow_run, flow_check), with the arguments the session itself acts on.
+type toolCall struct {
+	answer func(ctx context.Context) (*mcp.CallToolResult, error)
+	start  func(ctx context.Context, progress func(runID, message string)) (*job.Handle, error)
+	// wait is wait_seconds, nil when absent (the session's default wait).
+	wait *int
+	// idempotencyKey is idempotency_key, "" when absent.
+	idempotencyKey string
+}
+
+// newTool returns the definition of tool, whose arguments are the struct A:
+// its inputSchema is generated from A, and a call's arguments are decoded
+// into an A, which call turns into what the call does. Schema and check come
+// from runtime/tools, the model tools' machinery, so the two cannot drift
+// apart.
+func newTool[A any](tool mcp.Tool, call func(A) toolCall) *toolDef {
+	schema, err := marshal(tools.Schema[A]())
+	if err != nil {
+		panic(fmt.Sprintf("encode %s input schema: %v", tool.Name, err)) // static data
+	}
+	tool.RawInputSchema = schema
+	return &toolDef{
+		name: tool.Name,
+		tool: tool,
+		bind: func(raw json.RawMessage) (toolCall, error) {
+			args, err := tools.Parse[A](raw)
+			if err != nil {
+				return toolCall{}, err
+			}
+			return call(args), nil
+		},
+	}
+}
+
+// parse checks the arguments of a call to def before anything is
+// dispatched. Absent arguments are an empty object; any failure is -32602
+// with a message that names the offending key and what was expected.
+func (def *toolDef) parse(raw json.RawMessage) (toolCall, *rpcError) {
+	if raw == nil {
+		raw = json.RawMessage(`{}`)
+	}
+	tc, err := def.bind(raw)
+	if err != nil {
+		return toolCall{}, &rpcError{code: codeInvalidParams, message: "Invalid arguments for " + def.name + ": " + err.Error()}
+	}
+	return tc, nil
 }
 
 // execution is the execution of flow_run and flow_check: with a task store
@@ -36,7 +80,7 @@ func (s *Server) execution() *mcp.ToolExecution {
 	return &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
 }
 
-// toolOrder is the order of tools/list (reference §11.3).
+// toolOrder is the order of tools/list (doc/design.md §10.3).
 var toolOrder = []string{"flow_run", "flow_status", "flow_check"}
 
 // toolDefs returns the three tools.
@@ -59,31 +103,22 @@ type listToolsResult struct {
 	Tools []mcp.Tool `json:"tools"`
 }
 
-// objectSchema is the JSON Schema of an object, the only kind flow's tools
-// take or return. Properties is always written, also when empty.
+// objectSchema is the JSON Schema of a tool's output, an object. It is
+// written by hand rather than generated like the input schemas: a report
+// has more members than the schema lists (those a client can rely on), so
+// the object is open, and it carries a description of its own, while the
+// argument-struct machinery makes closed objects without one.
 type objectSchema struct {
-	Type                 string                 `json:"type"`
-	Description          string                 `json:"description,omitempty"`
-	Properties           map[string]fieldSchema `json:"properties"`
-	Required             []string               `json:"required,omitempty"`
-	AdditionalProperties *bool                  `json:"additionalProperties,omitempty"`
+	Type        string                 `json:"type"`
+	Description string                 `json:"description,omitempty"`
+	Properties  map[string]fieldSchema `json:"properties"`
+	Required    []string               `json:"required,omitempty"`
 }
 
-// fieldSchema is the schema of one scalar property.
+// fieldSchema is the schema of one scalar member of a report.
 type fieldSchema struct {
 	Type        string `json:"type"`
 	Description string `json:"description,omitempty"`
-	MinLength   int    `json:"minLength,omitempty"`
-}
-
-// closedObject returns the schema of an input object that accepts exactly
-// props.
-func closedObject(props map[string]fieldSchema, required ...string) objectSchema {
-	closed := false
-	if props == nil {
-		props = map[string]fieldSchema{}
-	}
-	return objectSchema{Type: "object", Properties: props, Required: required, AdditionalProperties: &closed}
 }
 
 // raw encodes the schema for mcp.Tool.
@@ -93,69 +128,6 @@ func (sc objectSchema) raw() json.RawMessage {
 		panic(fmt.Sprintf("encode tool schema: %v", err)) // static data
 	}
 	return b
-}
-
-// validate checks tool arguments against a closed input schema whose
-// properties are strings or whole numbers (reference §11.4: any failure is -32602). Absent
-// arguments are an empty object. It returns the decoded arguments: the
-// frame's arguments are parsed here, once.
-func (sc objectSchema) validate(tool string, raw json.RawMessage) (map[string]string, *rpcError) {
-	invalid := func(format string, a ...any) *rpcError {
-		return &rpcError{code: codeInvalidParams, message: fmt.Sprintf("Invalid arguments for %s: ", tool) + fmt.Sprintf(format, a...)}
-	}
-	if raw == nil {
-		raw = json.RawMessage(`{}`)
-	}
-	if !isObject(raw) {
-		return nil, invalid("expected an object")
-	}
-	var args map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &args); err != nil {
-		return nil, invalid("expected an object")
-	}
-	var missing, unknown []string
-	for _, name := range sc.Required {
-		if _, ok := args[name]; !ok {
-			missing = append(missing, name)
-		}
-	}
-	for name := range args {
-		if _, ok := sc.Properties[name]; !ok {
-			unknown = append(unknown, name)
-		}
-	}
-	if len(missing) > 0 || len(unknown) > 0 {
-		var parts []string
-		if len(missing) > 0 {
-			parts = append(parts, "missing "+quoteList(missing))
-		}
-		if len(unknown) > 0 {
-			parts = append(parts, "unknown "+quoteList(unknown))
-		}
-		return nil, invalid("%s", strings.Join(parts, "; "))
-	}
-	out := make(map[string]string, len(args))
-	for _, name := range slices.Sorted(maps.Keys(args)) {
-		field := sc.Properties[name]
-		s, ok := jsonString(args[name])
-		switch field.Type {
-		case "string":
-			if !ok {
-				return nil, invalid("%s must be a string", strconv.Quote(name))
-			}
-		case "integer":
-			n, err := strconv.ParseUint(string(args[name]), 10, 31)
-			if err != nil {
-				return nil, invalid("%s must be a whole number of at least 0", strconv.Quote(name))
-			}
-			s = strconv.FormatUint(n, 10)
-		}
-		if utf8.RuneCountInString(s) < field.MinLength {
-			return nil, invalid("%s must not be empty", strconv.Quote(name))
-		}
-		out[name] = s
-	}
-	return out, nil
 }
 
 // annotations returns tool annotations with every hint set explicitly

@@ -7,10 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"flow/runtime/report"
+	"flow/runtime/tools"
 )
 
-// TestToolCallRejections is reference §18.4 item 5 (the 7 injection cases)
+// TestToolCallRejections ports the reference program's 7 injection cases
 // plus the other tools/call parameter errors: every one is -32602 and none
 // reaches the runtime.
 func TestToolCallRejections(t *testing.T) {
@@ -18,21 +21,21 @@ func TestToolCallRejections(t *testing.T) {
 		name, params, message string
 	}{
 		{"unknown tool", `{"name":"shell_exec","arguments":{"cmd":"rm -rf /"}}`, "Unknown Flow tool; the tools are flow_run, flow_status and flow_check"},
-		{"extra cwd argument", `{"name":"flow_run","arguments":{"task":"x","cwd":"/"}}`, `Invalid arguments for flow_run: unknown "cwd"`},
-		{"extra argv argument", `{"name":"flow_check","arguments":{"argv":["sh","-c","id"]}}`, `Invalid arguments for flow_check: unknown "argv"`},
-		{"array arguments", `{"name":"flow_run","arguments":["x"]}`, "Invalid arguments for flow_run: expected an object"},
-		{"non-string task", `{"name":"flow_run","arguments":{"task":42}}`, `Invalid arguments for flow_run: "task" must be a string`},
-		{"missing task", `{"name":"flow_run","arguments":{}}`, `Invalid arguments for flow_run: missing "task"`},
+		{"extra cwd argument", `{"name":"flow_run","arguments":{"task":"x","cwd":"/"}}`, `Invalid arguments for flow_run: unknown arguments: [cwd] (accepted: [idempotency_key, task, wait_seconds])`},
+		{"extra argv argument", `{"name":"flow_check","arguments":{"argv":["sh","-c","id"]}}`, `Invalid arguments for flow_check: unknown arguments: [argv] (accepted: [name])`},
+		{"array arguments", `{"name":"flow_run","arguments":["x"]}`, "Invalid arguments for flow_run: expected a JSON object, got an array"},
+		{"non-string task", `{"name":"flow_run","arguments":{"task":42}}`, `Invalid arguments for flow_run: argument "task" must be a string, got an integer`},
+		{"missing task", `{"name":"flow_run","arguments":{}}`, `Invalid arguments for flow_run: missing arguments: [task]`},
 		{"extra cwd param", `{"name":"flow_run","arguments":{"task":"x"},"cwd":"/"}`, `Unknown tools/call parameters: "cwd"`},
 		{"task param (MCP tasks are not supported)", `{"name":"flow_run","arguments":{"task":"x"},"task":{"ttl":1}}`, `Unknown tools/call parameters: "task"`},
 		{"missing name", `{"arguments":{}}`, "Unknown Flow tool; the tools are flow_run, flow_status and flow_check"},
 		{"non-string name", `{"name":["flow_status"]}`, "Unknown Flow tool; the tools are flow_run, flow_status and flow_check"},
 		{"no params", ``, "Unknown Flow tool; the tools are flow_run, flow_status and flow_check"},
-		{"null arguments", `{"name":"flow_status","arguments":null}`, "Invalid arguments for flow_status: expected an object"},
-		{"empty task", `{"name":"flow_run","arguments":{"task":""}}`, `Invalid arguments for flow_run: "task" must not be empty`},
-		{"missing and unknown", `{"name":"flow_run","arguments":{"b":1,"a":2}}`, `Invalid arguments for flow_run: missing "task"; unknown "a", "b"`},
-		{"arguments to flow_status", `{"name":"flow_status","arguments":{"verbose":true}}`, `Invalid arguments for flow_status: unknown "verbose"`},
-		{"non-string name argument", `{"name":"flow_check","arguments":{"name":null}}`, `Invalid arguments for flow_check: "name" must be a string`},
+		{"null arguments", `{"name":"flow_status","arguments":null}`, "Invalid arguments for flow_status: expected a JSON object, got null"},
+		{"empty task", `{"name":"flow_run","arguments":{"task":""}}`, `Invalid arguments for flow_run: argument "task" must not be empty`},
+		{"missing and unknown", `{"name":"flow_run","arguments":{"b":1,"a":2}}`, `Invalid arguments for flow_run: missing arguments: [task]; unknown arguments: [a, b] (accepted: [idempotency_key, task, wait_seconds])`},
+		{"arguments to flow_status", `{"name":"flow_status","arguments":{"verbose":true}}`, `Invalid arguments for flow_status: unknown arguments: [verbose] (accepted: [run_id])`},
+		{"non-string name argument", `{"name":"flow_check","arguments":{"name":null}}`, `Invalid arguments for flow_check: argument "name" must be a string, got null`},
 		{"params not an object", `[1]`, "Params must be an object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,7 +60,93 @@ func TestToolCallRejections(t *testing.T) {
 	}
 }
 
-// TestNotificationNeverExecutes is reference §18.4 item 6: a tools/call
+// TestToolArguments: each tool's arguments are decoded into its argument
+// struct, or refused before dispatch with a message that names the key and
+// what was expected. A nil raw stands for absent arguments.
+func TestToolArguments(t *testing.T) {
+	zero, three, huge := 0, 3, 2147483647
+	empty, r1 := "", "r1"
+	for _, tc := range []struct {
+		name, tool string
+		raw        json.RawMessage
+		want       any    // the decoded argument struct, when err is ""
+		err        string // the whole -32602 message
+	}{
+		{"task", "flow_run", json.RawMessage(`{"task":"fix it"}`), flowRunArgs{Task: "fix it"}, ""},
+		{"every argument", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":3,"idempotency_key":"k"}`), flowRunArgs{Task: "x", WaitSeconds: &three, IdempotencyKey: "k"}, ""},
+		{"wait_seconds 0 is given", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":0}`), flowRunArgs{Task: "x", WaitSeconds: &zero}, ""},
+		{"wait_seconds at its maximum", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":2147483647}`), flowRunArgs{Task: "x", WaitSeconds: &huge}, ""},
+		{"missing task", "flow_run", json.RawMessage(`{}`), nil, `Invalid arguments for flow_run: missing arguments: [task]`},
+		{"absent arguments are {}", "flow_run", nil, nil, `Invalid arguments for flow_run: missing arguments: [task]`},
+		{"empty task", "flow_run", json.RawMessage(`{"task":""}`), nil, `Invalid arguments for flow_run: argument "task" must not be empty`},
+		{"task a number", "flow_run", json.RawMessage(`{"task":42}`), nil, `Invalid arguments for flow_run: argument "task" must be a string, got an integer`},
+		{"unknown key", "flow_run", json.RawMessage(`{"task":"x","cwd":"/"}`), nil, `Invalid arguments for flow_run: unknown arguments: [cwd] (accepted: [idempotency_key, task, wait_seconds])`},
+		{"wait_seconds negative", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":-1}`), nil, `Invalid arguments for flow_run: argument "wait_seconds" must be at least 0, got -1`},
+		{"wait_seconds 1.5", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":1.5}`), nil, `Invalid arguments for flow_run: argument "wait_seconds" must be an integer, got the number 1.5`},
+		{"wait_seconds a string", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":"3"}`), nil, `Invalid arguments for flow_run: argument "wait_seconds" must be an integer, got a string`},
+		{"wait_seconds huge", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":2147483648}`), nil, `Invalid arguments for flow_run: argument "wait_seconds" must be at most 2147483647, got 2147483648`},
+		{"wait_seconds beyond 64 bits", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":100000000000000000000}`), nil, `Invalid arguments for flow_run: argument "wait_seconds" must be an integer, got the number 100000000000000000000`},
+		{"idempotency_key a number", "flow_run", json.RawMessage(`{"task":"x","idempotency_key":1}`), nil, `Invalid arguments for flow_run: argument "idempotency_key" must be a string, got an integer`},
+		{"arguments not an object", "flow_run", json.RawMessage(`["x"]`), nil, `Invalid arguments for flow_run: expected a JSON object, got an array`},
+		{"arguments null", "flow_run", json.RawMessage(`null`), nil, `Invalid arguments for flow_run: expected a JSON object, got null`},
+		{"status", "flow_status", json.RawMessage(`{}`), flowStatusArgs{}, ""},
+		{"status with absent arguments", "flow_status", nil, flowStatusArgs{}, ""},
+		{"run_id", "flow_status", json.RawMessage(`{"run_id":"r1"}`), flowStatusArgs{RunID: &r1}, ""},
+		{"empty run_id is given", "flow_status", json.RawMessage(`{"run_id":""}`), flowStatusArgs{RunID: &empty}, ""},
+		{"run_id a number", "flow_status", json.RawMessage(`{"run_id":7}`), nil, `Invalid arguments for flow_status: argument "run_id" must be a string, got an integer`},
+		{"run_id on flow_run", "flow_run", json.RawMessage(`{"task":"x","run_id":"r1"}`), nil, `Invalid arguments for flow_run: unknown arguments: [run_id] (accepted: [idempotency_key, task, wait_seconds])`},
+		{"status arguments not an object", "flow_status", json.RawMessage(`"x"`), nil, `Invalid arguments for flow_status: expected a JSON object, got a string`},
+		{"every check", "flow_check", json.RawMessage(`{}`), flowCheckArgs{}, ""},
+		{"named check", "flow_check", json.RawMessage(`{"name":"test"}`), flowCheckArgs{Name: "test"}, ""},
+		{"name not a string", "flow_check", json.RawMessage(`{"name":["test"]}`), nil, `Invalid arguments for flow_check: argument "name" must be a string, got an array`},
+		{"task on flow_check", "flow_check", json.RawMessage(`{"task":"x"}`), nil, `Invalid arguments for flow_check: unknown arguments: [task] (accepted: [name])`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := NewServer(&fakeRuntime{}, Options{})
+			bound, perr := srv.tool[tc.tool].parse(tc.raw)
+			if tc.err != "" {
+				if perr == nil || perr.code != codeInvalidParams || perr.message != tc.err {
+					t.Fatalf("%s arguments %s: error %v, want -32602 %q", tc.tool, tc.raw, perr, tc.err)
+				}
+				return
+			}
+			if perr != nil {
+				t.Fatalf("%s arguments %s: error %v, want none", tc.tool, tc.raw, perr)
+			}
+			raw := tc.raw
+			if raw == nil {
+				raw = json.RawMessage(`{}`)
+			}
+			var got any
+			var err error
+			switch tc.tool {
+			case "flow_run":
+				got, err = tools.Parse[flowRunArgs](raw)
+			case "flow_status":
+				got, err = tools.Parse[flowStatusArgs](raw)
+			case "flow_check":
+				got, err = tools.Parse[flowCheckArgs](raw)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s arguments %s decoded (-want +got):\n%s", tc.tool, tc.raw, diff)
+			}
+			// The session reads wait_seconds and idempotency_key from the call.
+			if a, ok := got.(flowRunArgs); ok {
+				if !cmp.Equal(bound.wait, a.WaitSeconds) || bound.idempotencyKey != a.IdempotencyKey {
+					t.Errorf("flow_run call has wait %v, key %q; want %v, %q", bound.wait, bound.idempotencyKey, a.WaitSeconds, a.IdempotencyKey)
+				}
+			}
+			if (bound.answer != nil) != (tc.tool == "flow_status") || (bound.start != nil) == (tc.tool == "flow_status") {
+				t.Errorf("%s call: answer set %v, start set %v; want flow_status answered inline and the others started", tc.tool, bound.answer != nil, bound.start != nil)
+			}
+		})
+	}
+}
+
+// TestNotificationNeverExecutes ports a contract test of the reference program: a tools/call
 // without id runs nothing and gets no reply.
 func TestNotificationNeverExecutes(t *testing.T) {
 	rt := &fakeRuntime{}
@@ -76,7 +165,7 @@ func TestNotificationNeverExecutes(t *testing.T) {
 
 // TestToolResults: each tool's result is the report as text and as
 // structuredContent, isError = status != "ok", and arguments reach the
-// runtime (reference §18.4 item 7 with a fake runtime).
+// runtime (the reference program's contract tests, with a fake runtime).
 func TestToolResults(t *testing.T) {
 	for _, tc := range []struct {
 		name, tool  string
@@ -135,7 +224,7 @@ func TestToolResults(t *testing.T) {
 	}
 }
 
-// TestRuntimeNonJSONResultKeepsID is reference §18.5 item 6: a report that
+// TestRuntimeNonJSONResultKeepsID ports a contract test of the reference program: a report that
 // cannot be encoded is -32603 with the request id.
 func TestRuntimeNonJSONResultKeepsID(t *testing.T) {
 	rt := &fakeRuntime{status: func(context.Context) report.Status {
@@ -153,7 +242,7 @@ func TestRuntimeNonJSONResultKeepsID(t *testing.T) {
 	}
 }
 
-// TestRuntimePanicIsInternalError is reference §18.5 item 4: a panicking
+// TestRuntimePanicIsInternalError ports a contract test of the reference program: a panicking
 // runtime gives -32603 with the id preserved, and the session goes on.
 func TestRuntimePanicIsInternalError(t *testing.T) {
 	rt := &fakeRuntime{check: func(context.Context, string) report.CheckReport { panic("boom") }}

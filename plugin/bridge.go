@@ -18,7 +18,7 @@ import (
 	"flow/runtime/report"
 )
 
-// Limits of the editor bridge (SPEC §12.2, §16); its defaults are in
+// Limits of the editor bridge (doc/design.md §11.3, §16); its defaults are in
 // defaults.go.
 const (
 	// MaxSchemas is the most tool schemas an editor may advertise.
@@ -56,7 +56,7 @@ type BridgeOptions struct {
 	Logger *slog.Logger
 }
 
-// Bridge is the editor bridge client of SPEC §12.2 over a go-client
+// Bridge is the editor bridge client of doc/design.md §11.3 over a go-client
 // connection. It evaluates only two fixed Lua strings,
 //
 //	return require('<module>').schemas()
@@ -293,7 +293,7 @@ func (b *Bridge) Tools(ctx context.Context) []string {
 	return names
 }
 
-// Context is the freshness probe (SPEC §12.4): editor_context about the
+// Context is the freshness probe (doc/design.md §11.7): editor_context about the
 // last file the editor described for this bridge (the one flow last read
 // or wrote), so that what the editor's current buffer is (a help page, a
 // terminal, a file tree, a file outside the workspace) does not matter;
@@ -550,15 +550,4 @@ func wireValue(v any) any {
 		return out
 	}
 	return v
-}
-
-// oneLine keeps the first line of an error message, at most 300 bytes.
-func oneLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 300 {
-		s = s[:300] + "..."
-	}
-	return s
 }

@@ -10,7 +10,7 @@ import (
 	floweditor "flow/runtime/editor"
 )
 
-// The freshness API v1 of editor_context (SPEC §12.4).
+// The freshness API v1 of editor_context (doc/design.md §11.7).
 func TestToolsEditorContextFreshness(t *testing.T) {
 	root := workspace(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
 	v := editor(t, root, true)

@@ -1,8 +1,8 @@
-// Package plugin is the Go side of flow's Neovim integration (SPEC §12):
+// Package plugin is the Go side of flow's Neovim integration (doc/design.md §11):
 //
 //   - [Bridge], the editor bridge client: it calls the editor tool module
 //     (flow.tools, or Rose's rose.tools) in a Neovim instance through the
-//     two fixed Lua strings of SPEC §12.2, bounds every request by the
+//     two fixed Lua strings of doc/design.md §11.3, bounds every request by the
 //     editor timeout and fails closed;
 //   - [DialSocket], which connects to a private Neovim socket (`flow serve
 //     --nvim SOCKET`);

@@ -5,8 +5,8 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"flow/runtime/agent"
 	"flow/runtime/job"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 )
 
@@ -120,29 +120,32 @@ func nonNil(s []string) []string {
 
 // run: flow_run(task, token?) → {status:"started", token} | {status:"busy"}.
 func (h *host) run(args []any) (any, error) {
-	return h.startJob("run", args, func(rt Runtime, task string, emit func(agent.Event)) (*job.Job, error) {
-		return rt.StartRun(h.ctx, task, emit)
+	return h.startJob("run", args, func(rt Runtime, task string, emit func(progress.Event)) (*job.Handle, error) {
+		j, err := rt.StartRun(h.ctx, task, emit)
+		return job.Untyped(j), err
 	})
 }
 
 // check: flow_check(name|"", token?) → {status:"started", token}.
 func (h *host) check(args []any) (any, error) {
-	return h.startJob("check", args, func(rt Runtime, name string, emit func(agent.Event)) (*job.Job, error) {
-		return rt.StartCheck(h.ctx, name, emit)
+	return h.startJob("check", args, func(rt Runtime, name string, emit func(progress.Event)) (*job.Handle, error) {
+		j, err := rt.StartCheck(h.ctx, name, emit)
+		return job.Untyped(j), err
 	})
 }
 
 // undo: flow_undo(run_id|"", token?) → {status:"started", token}.
 func (h *host) undo(args []any) (any, error) {
-	return h.startJob("undo", args, func(rt Runtime, id string, _ func(agent.Event)) (*job.Job, error) {
-		return rt.StartUndo(h.ctx, id)
+	return h.startJob("undo", args, func(rt Runtime, id string, _ func(progress.Event)) (*job.Handle, error) {
+		j, err := rt.StartUndo(h.ctx, id)
+		return job.Untyped(j), err
 	})
 }
 
 // startJob answers a job request: args[0] is the job's string argument
 // (a run needs a non-empty task), args[1] the client's token; start starts
 // the job on the runtime with the job's event sink.
-func (h *host) startJob(op string, args []any, start func(rt Runtime, arg string, emit func(agent.Event)) (*job.Job, error)) (any, error) {
+func (h *host) startJob(op string, args []any, start func(rt Runtime, arg string, emit func(progress.Event)) (*job.Handle, error)) (any, error) {
 	arg, err := stringArg(args, 0)
 	if err != nil {
 		return nil, err

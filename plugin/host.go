@@ -14,8 +14,8 @@ import (
 	"github.com/neovim/go-client/nvim"
 
 	"flow/bufferfs"
-	"flow/runtime/agent"
 	"flow/runtime/job"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 )
 
@@ -27,12 +27,12 @@ import (
 type Runtime interface {
 	// StartRun starts one task, calling events for every progress event
 	// (each tagged with the job's id); the result is a report.Run.
-	StartRun(ctx context.Context, task string, events func(agent.Event)) (*job.Job, error)
+	StartRun(ctx context.Context, task string, events func(progress.Event)) (*job.Job[report.Run], error)
 	// StartCheck starts the named check, or every check when name is "",
 	// calling events for check_start and check_end.
-	StartCheck(ctx context.Context, name string, events func(agent.Event)) (*job.Job, error)
+	StartCheck(ctx context.Context, name string, events func(progress.Event)) (*job.Job[report.CheckReport], error)
 	// StartUndo starts the undo of a run ("" = the workspace's last run).
-	StartUndo(ctx context.Context, runID string) (*job.Job, error)
+	StartUndo(ctx context.Context, runID string) (*job.Job[report.Undo], error)
 	// CancelAll cancels the job in progress and returns how many it
 	// cancelled.
 	CancelAll() int
@@ -51,7 +51,7 @@ type RuntimeEnv struct {
 	// FS is the buffer-aware file system every file tool must use: a
 	// [bufferfs.Editor] over the Disk of Root.
 	FS bufferfs.FS
-	// Editor is the editor bridge, for the editor tools (SPEC §12.2), the
+	// Editor is the editor bridge, for the editor tools (doc/design.md §11.3), the
 	// editor evidence of verification and the freshness snapshots.
 	Editor *Bridge
 }
@@ -201,9 +201,9 @@ func (h *host) runtime() (Runtime, error) {
 // emitter returns the event sink of a job of kind op: each event becomes
 // an on_event push tagged with the client's token for the job, or with
 // the job's id when the client named none.
-func (h *host) emitter(op string, clientToken any) func(agent.Event) {
-	return func(e agent.Event) {
-		if e.Kind == agent.EventModelDelta {
+func (h *host) emitter(op string, clientToken any) func(progress.Event) {
+	return func(e progress.Event) {
+		if e.Kind == progress.ModelDelta {
 			return // one push per streamed chunk is too many; the reply follows
 		}
 		var token any = e.Job
@@ -211,7 +211,7 @@ func (h *host) emitter(op string, clientToken any) func(agent.Event) {
 			token = clientToken
 		}
 		e.Report, e.Verification = nil, nil
-		h.out.push(map[string]any{"token": token, "op": op, "kind": "event", "text": e.String(), "event": wire(e)})
+		h.out.push(map[string]any{"token": token, "op": op, "kind": "event", "text": progress.Column(e), "event": wire(e)})
 	}
 }
 
@@ -219,7 +219,7 @@ func (h *host) emitter(op string, clientToken any) func(agent.Event) {
 // job has returned, a "done" push with its result; or, when the job could
 // not start, {status:"busy"|"error", error}. The token is the client's
 // (see [tokenArg]) or else the job's id.
-func (h *host) started(op string, clientToken any, j *job.Job, err error) (map[string]any, error) {
+func (h *host) started(op string, clientToken any, j *job.Handle, err error) (map[string]any, error) {
 	if err != nil {
 		status := report.StatusError
 		if errors.Is(err, job.ErrBusy) {
@@ -234,7 +234,7 @@ func (h *host) started(op string, clientToken any, j *job.Job, err error) (map[s
 	h.forwarders.Add(1)
 	go func() {
 		defer h.forwarders.Done()
-		result, _ := j.Result()
+		result, _ := j.Outcome()
 		h.out.push(map[string]any{"token": token, "op": op, "kind": "done", "result": wire(result)})
 	}()
 	return map[string]any{"status": "started", "token": token}, nil

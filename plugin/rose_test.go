@@ -23,7 +23,7 @@ import (
 
 // roseModule provides flow's editor tool module under Rose's name, with
 // the one rule of Rose's rose.tools that flow.tools does not have
-// (reference rose-contract §7.5): editor_context without a path describes
+// (reference doc/design.md §11.7): editor_context without a path describes
 // the current buffer, and a named current buffer that is not a normal
 // workspace file (a help page, a terminal, a file tree) is an error, which
 // Rose raises with Lua's file:line: position. It records every call as

@@ -21,7 +21,7 @@ import (
 
 // The runtime's Service wired through RuntimeEnv.ServiceOptions to a real
 // Neovim over a socket (as `flow serve --nvim` has it): checks refuse to
-// run over unsaved buffers (SPEC §9), the status report shows the editor,
+// run over unsaved buffers (doc/design.md §9), the status report shows the editor,
 // and the coder is offered the editor tools.
 func TestServiceWithEditor(t *testing.T) {
 	root := workspace(t, map[string]string{"a.go": "package a\n"})

@@ -20,7 +20,7 @@ const (
 	msgSocketPrivate = "Neovim socket must be private (0700 parent or 0600 socket)"
 )
 
-// ValidateSocket applies the rules of SPEC §12.2 to a --nvim value: an
+// ValidateSocket applies the rules of doc/design.md §11.3 to a --nvim value: an
 // absolute path (so TCP addresses such as 127.0.0.1:6666 and relative
 // names are refused) to a Unix socket, not a symlink, owned by the current
 // user, and private: the socket has no group or other permission bits, or

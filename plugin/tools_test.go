@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// The contract of lua/flow/tools.lua (SPEC §12.3), driven through the same
+// The contract of lua/flow/tools.lua (doc/design.md §11.6), driven through the same
 // fixed Lua strings flow evaluates.
 
 func TestToolsSchemas(t *testing.T) {

@@ -42,7 +42,7 @@ func goList(t *testing.T, args ...string) []map[string]any {
 	return pkgs
 }
 
-// TestRuntimeNeverImportsAdapters keeps the architecture of SPEC §2: the
+// TestRuntimeNeverImportsAdapters keeps the architecture of doc/design.md §2: the
 // runtime packages and bufferfs talk to the outside through interfaces and
 // never import an adapter or an adapter's library.
 func TestRuntimeNeverImportsAdapters(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"flow/runtime/config"
 )
 
-// commands lists every subcommand of SPEC §3.
+// commands lists every subcommand of doc/design.md §1.1.
 var commands = map[string]bool{
 	"run": true, "check": true, "status": true, "serve": true, "tui": true,
 	"nvim": true, "undo": true, "doctor": true, "version": true, "help": true, "tasks": true,
@@ -54,7 +54,7 @@ func commandNames() []string {
 
 func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
 
-// parseArgs implements the grammar of SPEC §3:
+// parseArgs implements the grammar of doc/design.md §1.1:
 //
 //	flow [COMMON...] [COMMAND [COMMON...] [ARGS...]]
 //

@@ -17,7 +17,7 @@ import (
 // changing what the checks check.
 
 // Check tables of the three languages: a lint check covering the changed
-// files (SPEC §8 item 3) and a test check.
+// files (doc/design.md §8.3) and a test check.
 const (
 	goChecks = `[checks.vet]
 cmd = ["go", "vet", "./..."]

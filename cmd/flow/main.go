@@ -1,5 +1,5 @@
 // Command flow runs a bounded planner → coder → reviewer workflow against a
-// local model with host-enforced verification. See README.md and SPEC.md.
+// local model with host-enforced verification. See README.md and doc/design.md.
 package main
 
 import (

@@ -11,7 +11,7 @@ import (
 	"flow/runtime/report"
 )
 
-// Exit codes of SPEC §3.
+// Exit codes of doc/design.md §1.1.
 const (
 	exitOK          = 0
 	exitNotOK       = 1

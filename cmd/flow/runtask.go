@@ -8,8 +8,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"flow/runtime/agent"
 	"flow/runtime/diff"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 )
 
@@ -39,16 +39,16 @@ func cmdRun(ctx context.Context, e *env) (any, string, error) {
 
 // progressSink returns the event printer for stderr, or nil when stderr is
 // not a terminal or --quiet was given.
-func progressSink(e *env) func(agent.Event) {
+func progressSink(e *env) func(progress.Event) {
 	if e.opts.quiet || !isTerminal(e.stderr) {
 		return nil
 	}
 	color := e.color()
-	return func(ev agent.Event) {
-		if s := ev.String(); s != "" {
+	return func(ev progress.Event) {
+		if s := progress.Column(ev); s != "" {
 			fmt.Fprintln(e.stderr, s)
 		}
-		if ev.Kind == agent.EventToolEnd && ev.Diff != nil {
+		if ev.Kind == progress.ToolEnd && ev.Diff != nil {
 			fmt.Fprint(e.stderr, editHunks(*ev.Diff, maxProgressDiffLines, color))
 		}
 	}

@@ -9,10 +9,11 @@ import (
 	flowmcp "flow/mcp"
 	"flow/runtime/agent"
 	"flow/runtime/job"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 )
 
-// cmdServe implements `flow serve`, the MCP stdio server (SPEC §11). stdout
+// cmdServe implements `flow serve`, the MCP stdio server (doc/design.md §10). stdout
 // carries protocol lines only. Diagnostics go to $FLOW_LOG_FILE (debug level)
 // when it is set, else warnings and errors go to stderr, so a normal session
 // writes nothing there. Exit codes: 0 at end of input (once a running call
@@ -91,15 +92,15 @@ type serviceRuntime struct{ svc *agent.Service }
 
 var _ flowmcp.Runtime = serviceRuntime{}
 
-func (r serviceRuntime) StartRun(ctx context.Context, task string, progress func(runID, message string)) (*job.Job, error) {
-	return r.svc.StartRun(ctx, task, func(ev agent.Event) {
-		if s := ev.Line(); s != "" || ev.RunID != "" {
-			progress(ev.RunID, s)
+func (r serviceRuntime) StartRun(ctx context.Context, task string, notify func(runID, message string)) (*job.Job[report.Run], error) {
+	return r.svc.StartRun(ctx, task, func(ev progress.Event) {
+		if s := progress.Line(ev); s != "" || ev.RunID != "" {
+			notify(ev.RunID, s)
 		}
 	})
 }
 
-func (r serviceRuntime) StartCheck(ctx context.Context, name string) (*job.Job, error) {
+func (r serviceRuntime) StartCheck(ctx context.Context, name string) (*job.Job[report.CheckReport], error) {
 	return r.svc.StartCheck(ctx, name, nil)
 }
 

@@ -118,7 +118,7 @@ func openJournal(e *env, cfg *config.Config) (*journal.Store, error) {
 	return journal.Open(dir, cfg.Workspace, journal.Options{})
 }
 
-// attachEditor connects to the editor of --nvim (SPEC §12.2) for a command
+// attachEditor connects to the editor of --nvim (doc/design.md §11.3) for a command
 // that works through it (serve, run, check, status): the environment whose
 // file system is buffer-aware and whose session is the bridge, and a
 // function that closes the connection. Without --nvim it returns nil. A

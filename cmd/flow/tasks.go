@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"flow/internal/text"
 	"flow/runtime/journal"
 	"flow/runtime/report"
 )
@@ -106,21 +107,13 @@ func renderTasks(r tasksReport) string {
 	}
 	fmt.Fprintf(&b, "Tasks of %s\n", r.Workspace)
 	if r.Running != nil {
-		fmt.Fprintf(&b, "Running: %s %s since %s (flow process %d): %s\n", r.Running.Tool, r.Running.ID, r.Running.CreatedAt, r.Running.PID, firstLineOf(r.Running.Message))
+		fmt.Fprintf(&b, "Running: %s %s since %s (flow process %d): %s\n", r.Running.Tool, r.Running.ID, r.Running.CreatedAt, r.Running.PID, text.FirstLine(r.Running.Message, 100))
 	}
 	if len(r.Tasks) == 0 {
 		b.WriteString("No tasks recorded (flow serve records every flow_run and flow_check).\n")
 	}
 	for _, t := range r.Tasks {
-		fmt.Fprintf(&b, "%-9s %-10s %s  %s  %s\n", t.Status, t.Tool, t.CreatedAt, t.ID, firstLineOf(t.Message))
+		fmt.Fprintf(&b, "%-9s %-10s %s  %s  %s\n", t.Status, t.Tool, t.CreatedAt, t.ID, text.FirstLine(t.Message, 100))
 	}
 	return b.String()
-}
-
-func firstLineOf(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if len(s) > 100 {
-		s = s[:100] + "…"
-	}
-	return s
 }

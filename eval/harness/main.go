@@ -28,6 +28,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"flow/internal/text"
 )
 
 func main() {
@@ -315,7 +317,7 @@ func runDoctor(ctx context.Context, o *Options, t *Task, scratch string) string 
 	if rep.Status == "ok" {
 		return ""
 	}
-	return rep.Status + ": " + oneLine(string(out), 800)
+	return rep.Status + ": " + text.OneLine(string(out), 800)
 }
 
 func flowVersion(bin string) string {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"flow/internal/text"
 )
 
 // Options are the harness's settings (the command-line flags).
@@ -298,12 +300,12 @@ func fillFromReport(res *Result, r *flowReport) {
 	res.Cycles = r.Cycles
 	res.PromptTokens = r.Usage.PromptTokens
 	res.CompletionTokens = r.Usage.CompletionTokens
-	res.Reason = oneLine(r.Reason, 300)
-	res.Error = oneLine(r.Error, 300)
+	res.Reason = text.OneLine(r.Reason, 300)
+	res.Error = text.OneLine(r.Error, 300)
 	for _, role := range r.Roles {
 		s := fmt.Sprintf("%s:%s/%d", role.Role, role.Status, role.Turns)
 		if role.Error != "" {
-			s += " (" + oneLine(role.Error, 120) + ")"
+			s += " (" + text.OneLine(role.Error, 120) + ")"
 		}
 		res.Roles = append(res.Roles, s)
 		res.ToolErrors += role.ToolErrors
@@ -422,7 +424,10 @@ func runAcceptance(ctx context.Context, t *Task, ws, dir string, env []string) (
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
-	tail := tailString(string(out), 2000)
+	tail := string(out)
+	if end := text.Tail(tail, 2000); end != tail {
+		tail = text.Ellipsis + end
+	}
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && actx.Err() == nil {
@@ -445,24 +450,11 @@ func envPath(env []string) string {
 	return ""
 }
 
-func tailString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return "…" + s[len(s)-n:]
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
-}
-
+// lastLine is the last line of a command's stderr, where the error usually
+// is, as one line of at most 300 characters.
 func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return oneLine(lines[len(lines)-1], 300)
+	last, _ := text.LastLines(strings.TrimSpace(s), 1)
+	return text.OneLine(last, 300)
 }
 
 // sortedKeys is used for stable output.

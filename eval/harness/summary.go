@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"flow/internal/text"
 )
 
 // Summary is the figures of one evaluation run.
@@ -99,9 +101,9 @@ func ProgressLine(i, n int, r Result) string {
 		i, n, r.Task, r.Rep, mark, r.Status, r.Verified, r.AcceptancePassed, r.ModelCalls, r.ToolCalls,
 		r.PromptTokens, r.CompletionTokens, fmtMS(r.WallMS))
 	if r.Error != "" {
-		line += "  error: " + oneLine(r.Error, 160)
+		line += "  error: " + text.OneLine(r.Error, 160)
 	} else if !r.Pass && r.Reason != "" {
-		line += "  reason: " + oneLine(r.Reason, 160)
+		line += "  reason: " + text.OneLine(r.Reason, 160)
 	}
 	return line
 }

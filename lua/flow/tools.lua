@@ -1,5 +1,5 @@
--- flow.tools: the editor tool module flow calls over msgpack-RPC (SPEC
--- §12.3). It has the contract of Rose's rose.tools:
+-- flow.tools: the editor tool module flow calls over msgpack-RPC (doc/design.md
+-- §11.6). It has the contract of Rose's rose.tools:
 --
 --   require("flow.tools").setup({ workspace = "/abs/dir", trusted = true })
 --   require("flow.tools").schemas()        --> OpenAI function-tool schemas

@@ -5,62 +5,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
-	"flow/bufferfs"
 	"flow/runtime/config"
-	"flow/runtime/model"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 	"flow/runtime/tools"
-	"flow/runtime/verify"
 )
-
-// toolbox dispatches model tool calls; [tools.Registry] implements it.
-type toolbox interface {
-	Schemas(role string) []model.Tool
-	Call(ctx context.Context, role string, call model.ToolCall) tools.Result
-}
-
-var _ toolbox = (*tools.Registry)(nil)
-
-// loopDeps are the agent's collaborators.
-type loopDeps struct {
-	// Backend is the chat model server. Required.
-	Backend model.Backend
-	// FS is the workspace file system. Required: it serves the file tools
-	// and the fingerprints of changed files.
-	FS bufferfs.FS
-	// Checks builds a run's check runner, for the flow_check tool and for
-	// host verification (all checks), calling events around each check so
-	// that every check of the run is visible. nil means no checks can run.
-	Checks func(events checkHooks) tools.CheckRunner
-	// BeforeWrite is called before every write (the journal for undo).
-	BeforeWrite tools.WriteHook
-	// Tools, when non-nil, builds a run's toolbox from the run's tool
-	// options (for example one that adds editor tools); nil means the
-	// registry of FS. An error is reported as a warning event and the run
-	// goes on with the toolbox returned.
-	Tools func(ctx context.Context, opts tools.Options) (toolbox, error)
-	// Editor gathers editor evidence for coverage; nil without an editor.
-	Editor verify.EditorEvidence
-	// EditorState, when set (an editor is attached), is probed after the
-	// checks and after review: unsaved buffers or a change in the observed
-	// editor snapshot make the verification stale (SPEC §8 item 5, §12.4).
-	EditorState verify.EditorState
-	// Now returns the current time; nil means time.Now.
-	Now func() time.Time
-	// RunID, when non-empty, is the id of the next run (the journal names
-	// its records with it before the run starts); else one is generated.
-	RunID string
-}
-
-// checkHooks are the hooks a run's check runner calls around each check.
-type checkHooks struct {
-	OnStart func(c config.Check)
-	OnEnd   func(r report.CheckResult)
-}
 
 // loop runs tasks in one workspace; [Service] is its only user. Its
 // configuration is a snapshot taken by newLoop; later changes to the caller's Config have no effect. Runs should
@@ -108,104 +60,47 @@ func newLoop(cfg *config.Config, deps loopDeps) *loop {
 	return &loop{cfg: c, deps: deps}
 }
 
-// run is the state of one run.
-type run struct {
-	a       *loop
-	cfg     *config.Config
-	tools   toolbox
-	checks  tools.CheckRunner // nil when no checks can run
-	rep     *report.Run
-	changed map[string]bool
-	writes  int     // file changes made by tools, each edit of a file counted
-	plan    string  // the planner's final answer
-	invoked int     // role invocations so far (the k of synthesised call ids)
-	window  *window // the prompt budget of the context window
-	events  func(Event)
-
-	// planner is the planner's outcome, for the verification gate.
-	planner report.Role
-	// guard holds the pre-run contents and the baseline (guard.go).
-	guard *runGuard
-	// edit is the current tool call's write, for its event's diff.
-	edit editCapture
-
-	mu    sync.Mutex // guards phase and serialises events
-	phase string
-}
-
-// setPhase records what the run is doing, for check events.
-func (r *run) setPhase(p string) {
-	r.mu.Lock()
-	r.phase = p
-	r.mu.Unlock()
-}
-
-// emit stamps a run event and hands it to the run's sink.
-func (r *run) emit(e Event) {
-	if r.events == nil {
-		return
-	}
-	e.RunID = r.rep.RunID
-	if e.Time.IsZero() {
-		e.Time = r.a.deps.Now()
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if e.Role == "" && (e.Kind == EventCheckStart || e.Kind == EventCheckEnd) {
-		e.Role = r.phase
-	}
-	r.events(e)
-}
-
 // checkEvents are the hooks of the run's check runner.
 func (r *run) checkEvents() checkHooks {
 	return checkHooks{
-		OnStart: func(c config.Check) { r.emit(Event{Kind: EventCheckStart, Check: c.Name}) },
+		OnStart: func(c config.Check) { r.emit(progress.Event{Kind: progress.CheckStart, Check: c.Name}) },
 		OnEnd: func(res report.CheckResult) {
-			r.emit(Event{Kind: EventCheckEnd, Check: res.Name, Status: res.Status, Error: res.Error, DurationMS: res.DurationMS})
+			r.emit(progress.Event{Kind: progress.CheckEnd, Check: res.Name, Status: res.Status, Error: res.Error, DurationMS: res.DurationMS})
 		},
 	}
 }
 
 // Run runs task and returns its report; events, when non-nil, receives the
-// run's progress events synchronously. It never panics: an internal failure
-// becomes an "error" report. Cancelling ctx stops the run at the next safe
-// point (model calls and checks get ctx and abort) with status "cancelled";
-// edits already written stay and are listed in changed_files.
-func (a *loop) Run(ctx context.Context, task string, events func(Event)) (out report.Run) {
-	start := a.deps.Now()
-	initial := report.Run{
-		Status:    report.StatusUnverified,
-		Task:      task,
-		RunID:     a.runID(start),
-		Workspace: a.cfg.Workspace,
-		StartedAt: start.UTC().Format(time.RFC3339),
-	}.Normalize()
-	rep := &initial
-	if rep.Workspace == "" && a.deps.FS != nil {
-		rep.Workspace = a.deps.FS.Root()
-	}
-	r := &run{a: a, cfg: &a.cfg, rep: rep, changed: map[string]bool{}, events: events}
-
+// run's progress events synchronously. Cancelling ctx stops the run at the
+// next safe point (model calls and checks get ctx and abort) with status
+// "cancelled"; edits already written stay and are listed in changed_files.
+// It never panics: a panic becomes an "error" report that keeps what the
+// run did so far.
+func (a *loop) Run(ctx context.Context, task string, events func(progress.Event)) (rep report.Run) {
+	r := a.start(task, events)
 	defer func() {
 		if p := recover(); p != nil {
-			rep.Status = report.StatusError
-			rep.Verified = false
-			rep.Error = fmt.Sprintf("internal error: %v", p)
-			rep.Reason = ""
+			rep = r.abort(ctx, p)
 		}
-		settle(rep)
-		rep.ChangedFiles = r.changedList()
-		rep.Diffs = r.reportDiffs(ctx, rep.ChangedFiles)
-		rep.DurationMS = a.deps.Now().Sub(start).Milliseconds()
-		out = *rep
-		final := out
-		r.emit(Event{Kind: EventRunEnd, Status: rep.Status, Error: rep.Error, DurationMS: rep.DurationMS, Report: &final})
 	}()
+	r.execute(ctx)
+	return r.finish(ctx)
+}
 
-	r.emit(Event{Kind: EventRunStart, Message: task})
-	if strings.TrimSpace(task) == "" || utf8.RuneCountInString(task) > a.cfg.Agent.MaxTaskChars {
-		r.fail(invalidTaskReason(r.cfg, task))
+// start makes the run of task and emits its run_start event.
+func (a *loop) start(task string, events func(progress.Event)) *run {
+	now := a.deps.Now()
+	e := &env{cfg: &a.cfg, deps: &a.deps, id: a.runID(now), task: task, changed: map[string]bool{}, events: events}
+	e.rec = &recorder{emit: e.emit}
+	r := &run{env: e, started: now, result: result{status: report.StatusUnverified}}
+	r.emit(progress.Event{Kind: progress.RunStart, Message: task})
+	return r
+}
+
+// execute runs the task, unless it cannot run at all.
+func (r *run) execute(ctx context.Context) {
+	if strings.TrimSpace(r.task) == "" || utf8.RuneCountInString(r.task) > r.cfg.Agent.MaxTaskChars {
+		r.fail(invalidTaskReason(r.cfg, r.task))
 		return
 	}
 	if err := r.setup(ctx); err != nil {
@@ -216,13 +111,52 @@ func (a *loop) Run(ctx context.Context, task string, events func(Event)) (out re
 		}
 		return
 	}
-	r.execute(ctx)
-	return
+	r.work(ctx)
+}
+
+// finish assembles the run's report, emits its run_end event and returns
+// it.
+func (r *run) finish(ctx context.Context) report.Run {
+	rep := r.report(ctx)
+	final := rep
+	r.emit(progress.Event{Kind: progress.RunEnd, Status: rep.Status, Error: rep.Error, DurationMS: rep.DurationMS, Report: &final})
+	return rep
+}
+
+// abort ends a run whose work panicked with p: an "error" report that
+// keeps what the run did so far.
+func (r *run) abort(ctx context.Context, p any) report.Run {
+	r.result = result{status: report.StatusError, summary: r.result.summary, err: fmt.Sprintf("internal error: %v", p)}
+	return r.finish(ctx)
+}
+
+// report assembles the run's report from its state.
+func (r *run) report(ctx context.Context) report.Run {
+	res := r.result
+	rep := report.Run{
+		Status: res.status, Verified: res.verified, Task: r.task, RunID: r.id,
+		Workspace: r.cfg.Workspace, StartedAt: r.started.UTC().Format(time.RFC3339),
+		Roles: r.rolesSoFar(), Events: r.rec.events, Checks: r.checked, VerificationHistory: r.history,
+		Baseline: r.baseline, ModelCalls: r.rec.modelCalls, ToolCalls: r.rec.toolCalls, Cycles: r.cycles,
+		Usage: r.rec.usage, Summary: res.summary, Reason: res.reason, Error: res.err,
+	}
+	if rep.Workspace == "" && r.deps.FS != nil {
+		rep.Workspace = r.deps.FS.Root()
+	}
+	if n := len(r.history); n > 0 {
+		v := r.history[n-1]
+		rep.Verification = &v
+	}
+	settle(&rep)
+	rep.ChangedFiles = r.changedList()
+	rep.Diffs = r.reportDiffs(ctx, rep.ChangedFiles)
+	rep.DurationMS = r.deps.Now().Sub(r.started).Milliseconds()
+	return rep.Normalize()
 }
 
 // setup checks the dependencies and builds the run's toolbox.
 func (r *run) setup(ctx context.Context) error {
-	d := r.a.deps
+	d := r.deps
 	switch {
 	case d.Backend == nil:
 		return fmt.Errorf("no model backend configured")
@@ -246,29 +180,14 @@ func (r *run) setup(ctx context.Context) error {
 			r.tools = box
 		}
 		if err != nil {
-			r.emit(Event{Kind: EventWarning, Message: err.Error()})
+			r.emit(progress.Event{Kind: progress.Warning, Message: err.Error()})
 		}
 	}
 	return nil
 }
 
-// fail ends the run with status "error".
-func (r *run) fail(msg string) {
-	r.rep.Status = report.StatusError
-	r.rep.Verified = false
-	r.rep.Error = msg
-}
-
-// cancel ends the run with status "cancelled".
-func (r *run) cancel() {
-	r.rep.Status = report.StatusCancelled
-	r.rep.Verified = false
-	r.rep.Error = ReasonCancelled
-	r.rep.Reason = ReasonCancelled
-}
-
-// execute runs the planner and the cycles (SPEC §7, reference §6.2).
-func (r *run) execute(ctx context.Context) {
+// work runs the planner and the cycles (doc/design.md §6).
+func (r *run) work(ctx context.Context) {
 	// The baseline comes first, so that the planner and the coder see the
 	// project's own failures (the best pointer to what a task is about).
 	r.measureBaseline(ctx)
@@ -277,10 +196,10 @@ func (r *run) execute(ctx context.Context) {
 		return
 	}
 	before := map[string]any{}
-	if f := failingBefore(r.rep.Baseline); len(f) > 0 {
+	if f := failingBefore(r.baseline); len(f) > 0 {
 		before["failing_checks_before_changes"] = f
 	}
-	var planner report.Role
+	var planner outcome
 	if why := r.plannerSkip(ctx); why != "" {
 		planner = r.skipRole(config.RolePlanner, why)
 	} else {
@@ -291,22 +210,16 @@ func (r *run) execute(ctx context.Context) {
 		return
 	}
 	if planner.Status != report.StatusOK && planner.Status != report.StatusSkipped {
-		r.rep.Status = planner.Status
-		r.rep.Error = roleReason(r.cfg, planner)
-		if planner.Error == "" {
-			r.rep.Error = MsgPlanningFailed + ": " + r.rep.Error
-		}
+		r.result = result{status: planner.Status, err: planner.reason(r.cfg)}
 		return
 	}
 	plan := ""
 	if planner.Status == report.StatusOK {
 		plan = withoutCode(planner.Summary)
 	}
-	r.plan, r.planner = plan, planner
+	r.plan, r.planner = plan, planner.Role
 	if !r.cfg.Trusted {
-		r.rep.Status = report.StatusUnverified
-		r.rep.Summary = planner.Summary
-		r.rep.Reason = ReasonReadOnly
+		r.result = result{status: report.StatusUnverified, summary: planner.Summary, reason: ReasonReadOnly}
 		return
 	}
 	coderCtx := map[string]any{"plan": plan}
@@ -314,7 +227,7 @@ func (r *run) execute(ctx context.Context) {
 		coderCtx["failing_checks_before_changes"] = f
 	}
 	for range r.cfg.Agent.MaxCycles {
-		r.rep.Cycles++
+		r.cycles++
 		o := r.cycle(ctx, coderCtx)
 		if o.cancelled || ctx.Err() != nil {
 			r.cancel()
@@ -327,43 +240,32 @@ func (r *run) execute(ctx context.Context) {
 	}
 }
 
-// conclude sets the run's status from one cycle's outcome (reference §6.2)
-// and reports whether the run stops here.
+// conclude sets the run's status from one cycle's outcome (doc/design.md
+// §6.1) and reports whether the run stops here.
 func (r *run) conclude(o cycleOutcome) bool {
-	rep := r.rep
-	v := o.verification
-	approved := o.reviewer.Approved
+	res := result{summary: o.coder.Summary}
 	if o.verified {
-		rep.Status, rep.Verified, rep.Reason, rep.Error = report.StatusOK, true, "", ""
+		res.status, res.verified = report.StatusOK, true
+		r.result = res
 		return true
 	}
-	rep.Verified = false
-	rep.Error = ""
-	if v.Status == report.StatusFailed || (approved != nil && !*approved) {
-		rep.Status = report.StatusFailed
-	} else {
-		rep.Status = report.StatusUnverified
-	}
-	rep.Reason = o.reason(r.cfg)
-	for _, role := range []report.Role{o.coder, o.reviewer} {
+	for _, role := range []outcome{o.coder, o.reviewer} {
 		if role.Status == report.StatusError {
-			rep.Status = report.StatusError
-			rep.Reason = roleReason(r.cfg, role)
-			rep.Error = rep.Reason
+			res.status = report.StatusError
+			res.reason = role.reason(r.cfg)
+			res.err = res.reason
+			r.result = res
 			return true
 		}
 	}
-	return false
-}
-
-// changedList returns the sorted changed files.
-func (r *run) changedList() []string {
-	out := make([]string, 0, len(r.changed))
-	for p := range r.changed {
-		out = append(out, p)
+	approved := o.reviewer.Approved
+	res.status = report.StatusUnverified
+	if o.verification.Status == report.StatusFailed || (approved != nil && !*approved) {
+		res.status = report.StatusFailed
 	}
-	slices.Sort(out)
-	return out
+	res.reason = o.reason(r.cfg)
+	r.result = res
+	return false
 }
 
 // runID returns the id of the run starting at t.

@@ -15,11 +15,11 @@ import (
 // changes, and returns them with the paths they change. The calls are run
 // like the model's own, through the same tool, so an unsaved buffer, a
 // stale file or a path outside the workspace refuses them in the same way.
-func (r *run) codeCalls(ctx context.Context, content string) ([]model.ToolCall, []string) {
-	if !r.cfg.Agent.AnswerCode || r.a.deps.FS == nil || !strings.Contains(content, "```") {
+func (r *env) codeCalls(ctx context.Context, content string) ([]model.ToolCall, []string) {
+	if !r.cfg.Agent.AnswerCode || r.deps.FS == nil || !strings.Contains(content, "```") {
 		return nil, nil
 	}
-	m, err := repomap.Build(ctx, r.a.deps.FS)
+	m, err := repomap.Build(ctx, r.deps.FS)
 	if err != nil {
 		return nil, nil
 	}
@@ -33,7 +33,7 @@ func (r *run) codeCalls(ctx context.Context, content string) ([]model.ToolCall, 
 		calls []model.ToolCall
 		paths []string
 	)
-	for _, ch := range codeblock.Changes(content, r.rep.Task, files) {
+	for _, ch := range codeblock.Changes(content, r.task, files) {
 		if ch.Old == "" {
 			continue // an empty file: nothing for file_edit to match
 		}

@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"flow/runtime/config"
+	"flow/runtime/lang"
 	"flow/runtime/repomap"
 	"flow/runtime/report"
 )
 
 // The brief is what a role is handed about the workspace up front, so that
 // a small model spends its turns on the change instead of on navigation
-// (SPEC §7's role context, packed): a map of the source files with their
+// (doc/design.md §6's role context, packed): a map of the source files with their
 // top-level symbols, then the current text of the files the task most
 // likely concerns (repomap.Relevant), within agent.brief_chars characters.
 // The host reads the files through the run's file system, so in Neovim
@@ -29,10 +30,10 @@ const briefMapShare = 4
 // files, for the reviewer and a repair).
 func (r *run) brief(ctx context.Context, output string, first []string) (string, bool) {
 	budget := r.cfg.Agent.BriefChars
-	if budget <= 0 || r.a.deps.FS == nil {
+	if budget <= 0 || r.deps.FS == nil {
 		return "", false
 	}
-	m, err := repomap.Build(ctx, r.a.deps.FS)
+	m, err := repomap.Build(ctx, r.deps.FS)
 	if err != nil || len(m.Files) == 0 {
 		return "", false
 	}
@@ -40,7 +41,7 @@ func (r *run) brief(ctx context.Context, output string, first []string) (string,
 	b.WriteString("Source files (path: top-level definitions):\n")
 	b.WriteString(m.Render(max(budget/briefMapShare, 400)))
 
-	relevant := m.Relevant(repomap.Hints{Task: r.rep.Task, Output: output, Paths: first})
+	relevant := m.Relevant(repomap.Hints{Task: r.task, Output: output, Paths: first})
 	shown := map[string]bool{}
 	// In a small workspace every source file fits: show them all, the
 	// relevant ones first.
@@ -56,7 +57,7 @@ func (r *run) brief(ctx context.Context, output string, first []string) (string,
 			skipped = append(skipped, f.Path)
 			continue
 		}
-		block := "\n" + f.Path + " (current content):\n```" + fence(f.Language) + "\n" + text
+		block := "\n" + f.Path + " (current content):\n```" + lang.Fence(f.Language) + "\n" + text
 		if !strings.HasSuffix(text, "\n") {
 			block += "\n"
 		}
@@ -75,19 +76,6 @@ func (r *run) brief(ctx context.Context, output string, first []string) (string,
 		b.WriteString("\nNot shown (read with file_read when needed): " + strings.Join(skipped, ", ") + "\n")
 	}
 	return b.String(), len(skipped) == 0
-}
-
-// fence is the code fence's language tag.
-func fence(lang string) string {
-	switch lang {
-	case "go":
-		return "go"
-	case "python":
-		return "python"
-	case "typescript":
-		return "ts"
-	}
-	return "js"
 }
 
 // failureOutput joins the output of the failing checks of results, for
@@ -195,19 +183,21 @@ func renderUserMessage(task string, roleCtx map[string]any, brief string) (strin
 	return b.String(), nil
 }
 
-// roleBrief returns the brief for role name with roleCtx: the reviewer
-// and a repair put the changed files first; the failing output ranks the
-// rest.
-func (r *run) roleBrief(ctx context.Context, name string, roleCtx map[string]any) string {
+// roleBrief returns the brief for role p with roleCtx: the reviewer and a
+// repair put the changed files first; the failing output ranks the rest.
+func (r *run) roleBrief(ctx context.Context, p policy, roleCtx map[string]any) string {
 	var first []string
-	output := failureOutput(r.rep.Baseline)
-	if name == config.RoleReviewer || roleCtx["repair"] != nil {
+	output := failureOutput(r.baseline)
+	if p.changedFirst || roleCtx["repair"] != nil {
 		first = r.changedList()
-		output = failureOutput(r.rep.Checks)
+		output = failureOutput(r.checked)
 	}
 	text, _ := r.brief(ctx, output, first)
 	return text
 }
+
+// msgPlannerSkipped is the skipped planner's summary: why it did not run.
+const msgPlannerSkipped = "the coder is handed the text of every source file, so there is nothing for a planner to find (agent.planner = \"auto\"; set it to \"always\" to plan anyway)"
 
 // plannerSkip returns why the planner need not run, or "" when it must: a
 // trusted run with agent.planner = "auto" whose coder brief holds the text
@@ -219,7 +209,7 @@ func (r *run) plannerSkip(ctx context.Context) string {
 	if !r.cfg.Trusted || r.cfg.Agent.Planner == config.PlannerAlways {
 		return ""
 	}
-	if _, all := r.brief(ctx, failureOutput(r.rep.Baseline), nil); !all {
+	if _, all := r.brief(ctx, failureOutput(r.baseline), nil); !all {
 		return ""
 	}
 	return msgPlannerSkipped

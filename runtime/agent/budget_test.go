@@ -174,17 +174,20 @@ func TestToolCallBudgetRefusedCallsGetErrorMessages(t *testing.T) {
 	cfg.Agent.MaxToolCalls = 1
 	be := newScripted(t, do(tc("a", "file_list", nil), tc("", "file_list", nil)))
 	h := newHarness(t, cfg, be)
-	r := &run{a: h.agent, cfg: &h.agent.cfg, rep: &report.Run{Task: "t"}, changed: map[string]bool{}}
+	r := h.agent.start("t", nil)
 	if err := r.setup(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	st := report.Role{Role: config.RolePlanner}
-	_, msgs := r.converse(t.Context(), config.RolePlanner, 1, map[string]any{}, &st)
+	s := newSession(r.env, r.policyFor(config.RolePlanner), 1)
+	if e := r.open(t.Context(), s, map[string]any{}); e != nil {
+		t.Fatal(e.message())
+	}
+	st := s.outcome(s.converse(t.Context()))
 	if st.Status != "unverified" || st.Error != MsgToolCallBudget {
 		t.Errorf("role = %s %q, want unverified %q", st.Status, st.Error, MsgToolCallBudget)
 	}
 	var tools []model.Message
-	for _, m := range msgs {
+	for _, m := range s.conv.msgs {
 		if m.Role == model.RoleTool {
 			tools = append(tools, m)
 		}
@@ -247,20 +250,20 @@ func TestContextBudgetCountsToolSchemas(t *testing.T) {
 	// The user message alone fits; with the schemas it does not.
 	dir := workspace(t, nil)
 	h := newHarness(t, testConfig(dir), newScripted(t))
-	r := &run{a: h.agent, cfg: &h.agent.cfg, rep: &report.Run{}, changed: map[string]bool{}}
+	r := h.agent.start("", nil)
 	if err := r.setup(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	tools := r.tools.Schemas(config.RoleCoder)
-	withTools := newContextMeter(1<<30, tools)
-	without := newContextMeter(1<<30, nil)
+	withTools := newConversation(1<<30, tools)
+	without := newConversation(1<<30, nil)
 	msg := model.Message{Role: model.RoleUser, Content: "é<>&"}
-	withTools.add(msg)
-	without.add(msg)
-	if diff := withTools.total() - without.total(); diff != jsonChars(tools) || diff < 500 {
+	withTools.push(msg)
+	without.push(msg)
+	if diff := withTools.size() - without.size(); diff != jsonChars(tools) || diff < 500 {
 		t.Errorf("schemas add %d characters, want %d (their JSON text)", diff, jsonChars(tools))
 	}
-	if got, want := without.total(), len([]rune(`[{"role":"user","content":"é<>&"}]`)); got != want {
-		t.Errorf("meter total = %d, want %d (no HTML or non-ASCII escaping)", got, want)
+	if got, want := without.size(), len([]rune(`[{"role":"user","content":"é<>&"}]`)); got != want {
+		t.Errorf("conversation size = %d, want %d (no HTML or non-ASCII escaping)", got, want)
 	}
 }

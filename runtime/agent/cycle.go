@@ -4,51 +4,12 @@ import (
 	"context"
 
 	"flow/runtime/config"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 	"flow/runtime/verify"
 )
 
-// cycleOutcome is the result of one coder → verification → reviewer cycle.
-type cycleOutcome struct {
-	coder        report.Role
-	reviewer     report.Role // zero when the reviewer did not run
-	verification report.Verification
-	changed      []string
-	edits        []verify.Edit // the changed files with their pre-run content
-	cancelled    bool
-	verified     bool // the gate's decision: all of SPEC §8
-}
-
-// reason explains in one sentence why a cycle did not verify, for the run
-// report.
-func (o cycleOutcome) reason(cfg *config.Config) string {
-	switch {
-	case o.coder.Status != report.StatusOK:
-		return roleReason(cfg, o.coder)
-	case len(o.changed) == 0 && o.verification.Reason == verify.ReasonNoChange:
-		return verify.ReasonNoChange
-	case len(o.changed) == 0 && !o.verification.Verified && o.verification.Reason != "":
-		return reasonNoChange + ", and " + lowerFirst(o.verification.Reason)
-	case !o.verification.Verified:
-		return o.verification.Reason
-	case o.reviewer.Approved != nil && !*o.reviewer.Approved:
-		return rejectedReason(o.reviewer)
-	case o.reviewer.Status != report.StatusOK:
-		return roleReason(cfg, o.reviewer)
-	}
-	return ""
-}
-
-// lowerFirst lowers the first letter of a sentence that does not start with
-// a name (a capital followed by a lower-case letter).
-func lowerFirst(s string) string {
-	if len(s) > 1 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'a' && s[1] <= 'z' {
-		return string(s[0]+'a'-'A') + s[1:]
-	}
-	return s
-}
-
-// cycle runs one cycle (reference §6.4): the coder; host verification,
+// cycle runs one cycle (doc/design.md §6.8): the coder; host verification,
 // which always runs; the read-only reviewer; and the recheck that marks the
 // verification stale when something changed underneath. What "verified"
 // means is the gate's (package verify); the cycle only orders the steps
@@ -66,14 +27,13 @@ func (r *run) cycle(ctx context.Context, coderCtx map[string]any) cycleOutcome {
 	pass := r.gate().Begin(ctx, o.changed)
 	o.edits = pass.Edits()
 
-	r.setPhase(PhaseVerification)
+	r.setPhase(progress.PhaseVerification)
 	v := pass.Verify(ctx)
 	o.cancelled = pass.Cancelled()
-	idx := len(r.rep.VerificationHistory)
+	idx := len(r.history)
 	r.record(idx, v)
-	r.rep.Checks = v.Checks
-	r.rep.ChangedFiles = o.changed
-	r.rep.Summary = o.coder.Summary
+	r.checked = v.Checks
+	r.result.summary = o.coder.Summary
 	r.emitVerification(v)
 	o.verification = v
 	if o.cancelled || o.coder.Status == report.StatusError {
@@ -100,14 +60,14 @@ func (r *run) cycle(ctx context.Context, coderCtx map[string]any) cycleOutcome {
 		r.emitVerification(v)
 		o.verification = v
 	}
-	o.verified = pass.Verified(verify.Roles{Planner: r.planner, Coder: o.coder, Reviewer: o.reviewer})
+	o.verified = pass.Verified(verify.Roles{Planner: r.planner, Coder: o.coder.Role, Reviewer: o.reviewer.Role})
 	return o
 }
 
 // gate returns the verification gate over the run's dependencies. The
 // run's own check runner (built with its hooks) runs the checks.
 func (r *run) gate() verify.Gate {
-	d := r.a.deps
+	d := r.deps
 	g := verify.Gate{FS: d.FS, Evidence: d.Editor, Editor: d.EditorState, Guard: r.verifyGuard()}
 	if r.checks != nil {
 		g.Checks = r.checks
@@ -115,20 +75,18 @@ func (r *run) gate() verify.Gate {
 	return g
 }
 
-// record stores v as the cycle's history entry idx and as the report's
-// current verification.
+// record stores v as the cycle's history entry idx; the last entry is the
+// report's verification.
 func (r *run) record(idx int, v report.Verification) {
-	if idx == len(r.rep.VerificationHistory) {
-		r.rep.VerificationHistory = append(r.rep.VerificationHistory, v)
+	if idx == len(r.history) {
+		r.history = append(r.history, v)
 	} else {
-		r.rep.VerificationHistory[idx] = v
+		r.history[idx] = v
 	}
-	cur := v
-	r.rep.Verification = &cur
 }
 
 // emitVerification sends a verification event.
 func (r *run) emitVerification(v report.Verification) {
 	cp := v
-	r.emit(Event{Kind: EventVerification, Role: PhaseVerification, Status: v.Status, Verification: &cp})
+	r.emit(progress.Event{Kind: progress.Verification, Role: progress.PhaseVerification, Status: v.Status, Verification: &cp})
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"flow/internal/test/ollamatest"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 )
 
@@ -30,16 +31,16 @@ func TestModelDeltaEventsStreamTheReply(t *testing.T) {
 			chunks, open := 0, false
 			for _, e := range h.events {
 				switch e.Kind {
-				case EventModelTurn:
+				case progress.ModelTurn:
 					open = true
-				case EventModelReply:
+				case progress.ModelReply:
 					open = false
-				case EventModelDelta:
+				case progress.ModelDelta:
 					if !open {
 						t.Errorf("model_delta %+v outside a model turn", e)
 					}
-					if s := e.String(); s != "" {
-						t.Errorf("model_delta String() = %q, want empty", s)
+					if s := progress.Column(e); s != "" {
+						t.Errorf("model_delta line = %q, want empty", s)
 					}
 					if e.Role == "planner" && e.Turn == 1 {
 						planner.WriteString(e.Message)

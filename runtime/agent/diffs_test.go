@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"flow/runtime/progress"
 	"flow/runtime/report"
 )
 
@@ -30,7 +31,7 @@ func TestRunReportsDiffs(t *testing.T) {
 
 	var edits []*report.FileDiff
 	for _, e := range h.events {
-		if e.Kind == EventToolEnd && (e.Tool == "file_edit" || e.Tool == "file_write") {
+		if e.Kind == progress.ToolEnd && (e.Tool == "file_edit" || e.Tool == "file_write") {
 			edits = append(edits, e.Diff)
 		}
 	}
@@ -67,7 +68,7 @@ func TestRunReportsDiffs(t *testing.T) {
 	}
 	// A read-only tool call carries no diff.
 	for _, e := range h.events {
-		if e.Kind == EventToolEnd && e.Tool == "file_list" && e.Diff != nil {
+		if e.Kind == progress.ToolEnd && e.Tool == "file_list" && e.Diff != nil {
 			t.Errorf("file_list event has a diff: %+v", e.Diff)
 		}
 	}

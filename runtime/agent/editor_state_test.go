@@ -46,7 +46,7 @@ func (f *fakeState) set(change func(f *fakeState)) {
 
 // With an editor attached, a change to an observed buffer between
 // verification and the end of review makes the verification stale, and so
-// do unsaved buffers or an editor that stops answering (SPEC §8 item 5).
+// do unsaved buffers or an editor that stops answering (doc/design.md §8.5).
 func TestEditorStateDuringReview(t *testing.T) {
 	tests := []struct {
 		name   string

@@ -6,29 +6,10 @@ import (
 	"flow/runtime/check"
 	"flow/runtime/config"
 	"flow/runtime/diff"
-	"flow/runtime/report"
+	"flow/runtime/progress"
 	"flow/runtime/verify"
 	"flow/runtime/verify/weakening"
 )
-
-// PhaseBaseline is the phase of check events while the baseline is
-// measured, before the coder's first edit.
-const PhaseBaseline = "baseline"
-
-// runGuard is a run's defence against edits that game "verified": the
-// pre-run content of every file the run writes, and the baseline of the
-// required checks.
-type runGuard struct {
-	originals *verify.Originals
-	baseline  []report.CheckResult
-	measured  bool
-}
-
-// newRunGuard returns the guard of a run whose writes are recorded by
-// originals (nil: a recorder of its own, which the caller must hook in).
-func newRunGuard() *runGuard {
-	return &runGuard{originals: verify.NewOriginals()}
-}
 
 // requiredChecks are the names of the configured required checks.
 func requiredChecks(cfg *config.Config) []string {
@@ -54,9 +35,9 @@ func (r *run) measureBaseline(ctx context.Context) {
 	if !r.cfg.Trusted || !r.cfg.Agent.Baseline || r.checks == nil || len(names) == 0 {
 		return
 	}
-	r.setPhase(PhaseBaseline)
+	r.setPhase(progress.PhaseBaseline)
 	g.baseline = verify.MeasureBaseline(ctx, r.checks, names)
-	r.rep.Baseline = g.baseline
+	r.baseline = g.baseline
 }
 
 // verifyGuard is the gate's guard for this run.

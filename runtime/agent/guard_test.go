@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"flow/runtime/progress"
 	"flow/runtime/report"
 	"flow/runtime/verify"
 	"flow/runtime/verify/weakening"
@@ -35,9 +36,9 @@ func TestBaselineRunsBeforeTheFirstEdit(t *testing.T) {
 	var order []string
 	for _, e := range h.events {
 		switch e.Kind {
-		case EventCheckStart:
+		case progress.CheckStart:
 			order = append(order, "check:"+e.Role)
-		case EventRoleStart:
+		case progress.RoleStart:
 			order = append(order, "role:"+e.Role)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"flow/runtime/check"
 	"flow/runtime/config"
 	"flow/runtime/model"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 	"flow/runtime/tools"
 )
@@ -164,7 +165,7 @@ type harness struct {
 	disk   *bufferfs.Disk
 
 	mu     sync.Mutex
-	events []Event
+	events []progress.Event
 }
 
 func newHarness(t testing.TB, cfg *config.Config, backend model.Backend) *harness {
@@ -188,7 +189,7 @@ func newHarness(t testing.TB, cfg *config.Config, backend model.Backend) *harnes
 }
 
 // record is the harness's event sink.
-func (h *harness) record(e Event) {
+func (h *harness) record(e progress.Event) {
 	h.mu.Lock()
 	h.events = append(h.events, e)
 	h.mu.Unlock()
@@ -208,10 +209,10 @@ func (h *harness) runCtx(ctx context.Context, t testing.TB, task string) report.
 	return rep
 }
 
-func (h *harness) eventKinds() []EventKind {
+func (h *harness) eventKinds() []progress.Kind {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var out []EventKind
+	var out []progress.Kind
 	for _, e := range h.events {
 		out = append(out, e.Kind)
 	}

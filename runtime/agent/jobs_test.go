@@ -7,6 +7,7 @@ import (
 
 	"flow/runtime/job"
 	"flow/runtime/model"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 	"flow/runtime/tools"
 )
@@ -47,7 +48,7 @@ func TestStartBusyIsTyped(t *testing.T) {
 	check("SetModel", svc.SetModel("other"))
 	check("Busy", svc.Busy())
 	close(release)
-	if rep, _ := run.Result(); rep.(report.Run).Status == report.StatusBusy {
+	if rep, _ := run.Result(); rep.Status == report.StatusBusy {
 		t.Error("the first run was refused")
 	}
 }
@@ -72,13 +73,13 @@ func TestCancelAllStopsRunAndCheck(t *testing.T) {
 	if n := svc.CancelAll(); n != 1 {
 		t.Errorf("CancelAll() during a run = %d, want 1", n)
 	}
-	if rep, status := run.Result(); status != report.StatusCancelled || rep.(report.Run).Status != report.StatusCancelled {
+	if rep, status := run.Result(); status != report.StatusCancelled || rep.Status != report.StatusCancelled {
 		t.Errorf("run after CancelAll = %s, want cancelled", status)
 	}
 
 	checkStarted := make(chan struct{}, 1)
-	chk, err := svc.StartCheck(t.Context(), "", func(e Event) {
-		if e.Kind == EventCheckStart {
+	chk, err := svc.StartCheck(t.Context(), "", func(e progress.Event) {
+		if e.Kind == progress.CheckStart {
 			checkStarted <- struct{}{}
 		}
 	})
@@ -90,7 +91,7 @@ func TestCancelAllStopsRunAndCheck(t *testing.T) {
 		t.Errorf("CancelAll() during a check = %d, want 1", n)
 	}
 	rep, status := chk.Result()
-	if c := rep.(report.CheckReport); status == report.StatusOK || c.Verified || len(c.Checks) != 1 || c.Checks[0].Status != report.StatusCancelled {
+	if c := rep; status == report.StatusOK || c.Verified || len(c.Checks) != 1 || c.Checks[0].Status != report.StatusCancelled {
 		t.Errorf("check after CancelAll = %s %+v, want the check cancelled and nothing verified", status, c.Checks)
 	}
 	if !svc.Wait(t.Context()) || svc.Busy() != nil || svc.CancelAll() != 0 {
@@ -133,8 +134,8 @@ func TestToolboxFailureIsReported(t *testing.T) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, e := range h.events {
-		if e.Kind == EventWarning && e.Message == "editor tools unavailable: Neovim request timed out" {
-			if s := e.String(); s != "warning  editor tools unavailable: Neovim request timed out" {
+		if e.Kind == progress.Warning && e.Message == "editor tools unavailable: Neovim request timed out" {
+			if s := progress.Column(e); s != "warning  editor tools unavailable: Neovim request timed out" {
 				t.Errorf("warning renders as %q", s)
 			}
 			return

@@ -2,11 +2,12 @@ package agent
 
 import (
 	"errors"
-	"flow/runtime/model"
-	"flow/runtime/tools"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"flow/runtime/model"
+	"flow/runtime/tools"
 )
 
 var errBoom = errors.New("connection refused by fake")

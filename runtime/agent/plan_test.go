@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"flow/runtime/config"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 )
 
@@ -110,12 +111,12 @@ func TestPlannerSkippedWhenBriefHoldsEveryFile(t *testing.T) {
 	if want, _ := rolePrompt(config.RoleCoder, true); first.Messages[0].Content != want || strings.Contains(first.Messages[1].Content, "Plan") {
 		t.Errorf("first call is not the coder's, or has a plan section:\n%s", first.Messages[1].Content)
 	}
-	var skipped []Event
+	var skipped []progress.Event
 	h.mu.Lock()
 	events := slices.Clone(h.events)
 	h.mu.Unlock()
 	for _, e := range events {
-		if e.Kind == EventRoleEnd && e.Role == config.RolePlanner {
+		if e.Kind == progress.RoleEnd && e.Role == config.RolePlanner {
 			skipped = append(skipped, e)
 		}
 	}

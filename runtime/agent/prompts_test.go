@@ -1,11 +1,12 @@
 package agent
 
 import (
-	"flow/runtime/config"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"flow/runtime/config"
 
 	"flow/runtime/model"
 )

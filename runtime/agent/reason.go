@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"flow/internal/text"
 	"flow/runtime/config"
 	"flow/runtime/report"
 )
@@ -14,56 +15,20 @@ import (
 // reference's fixed messages in their own error fields; these sentences
 // name the role and what to do.
 const (
-	// ReasonCancelled ends a cancelled run.
-	ReasonCancelled = "The run was cancelled; edits already written remain (flow undo reverts them)"
 	// reasonNoChange leads when the coder changed nothing.
 	reasonNoChange = "The coder made no change"
 )
-
-// roleReason is the sentence for a role that did not finish ok.
-func roleReason(cfg *config.Config, st report.Role) string {
-	role, e := st.Role, st.Error
-	switch {
-	case st.Status == report.StatusCancelled || e == MsgCancelled:
-		return ReasonCancelled
-	case e == MsgIterationBudget:
-		return fmt.Sprintf("The %s used all %d of its turns (agent.max_iterations) without finishing: raise it or give a narrower task", role, cfg.Agent.MaxIterations)
-	case e == MsgToolCallBudget:
-		return fmt.Sprintf("The run used all %d tool calls (agent.max_tool_calls) while the %s was working: raise it or give a narrower task", cfg.Agent.MaxToolCalls, role)
-	case e == MsgContextBudget:
-		return fmt.Sprintf("The %s's conversation outgrew agent.max_context_chars (%d characters): raise it or give a narrower task", role, cfg.Agent.MaxContextChars)
-	case strings.HasPrefix(e, MsgContextOverflow):
-		return fmt.Sprintf("The %s's prompt no longer fits the model's context window (%s)", role, strings.TrimPrefix(e, MsgContextOverflow))
-	case strings.HasPrefix(e, MsgReviewerVerdict):
-		how := "it could not be read as a JSON verdict"
-		if strings.Contains(e, MsgEmptyReply) {
-			how = "it was empty"
-		}
-		return fmt.Sprintf("The reviewer's reply was not a verdict (%s), so the change was not judged: run again, or use a model that follows JSON formats", how)
-	case e == MsgStuck:
-		return fmt.Sprintf("The %s stopped because %s; its error did not lead it to a different call: run again, or use a larger model", role, MsgStuck)
-	case e == MsgRepeating:
-		return fmt.Sprintf("The %s stopped because %s: run again, or use a larger model", role, MsgRepeating)
-	case strings.HasPrefix(e, MsgEmptyReply):
-		return fmt.Sprintf("The %s got an %s", role, e)
-	case strings.HasPrefix(e, MsgBackendFailure):
-		return fmt.Sprintf("The model server failed while the %s was working: %s", role, strings.TrimPrefix(e, MsgBackendFailure))
-	case e != "":
-		return fmt.Sprintf("The %s stopped: %s", role, e)
-	}
-	return fmt.Sprintf("The %s ended %s", role, st.Status)
-}
 
 // rejectedReason is the sentence of a reviewer's rejection: its first issue,
 // or its summary without issues.
 func rejectedReason(st report.Role) string {
 	for _, is := range st.Issues {
 		if s := strings.TrimSpace(is); s != "" {
-			return "The reviewer rejected the change: " + oneLine(s, 300)
+			return "The reviewer rejected the change: " + text.OneLine(s, 300)
 		}
 	}
 	if s := strings.TrimSpace(st.Summary); s != "" {
-		return "The reviewer rejected the change: " + oneLine(s, 300)
+		return "The reviewer rejected the change: " + text.OneLine(s, 300)
 	}
 	return ReasonRejected
 }

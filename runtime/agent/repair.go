@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"strconv"
 	"strings"
 
+	"flow/internal/text"
 	"flow/runtime/report"
 )
 
@@ -89,22 +91,22 @@ func repairContext(plan string, o cycleOutcome) map[string]any {
 			Verification: summariseVerification(o.verification, l, false),
 			Previous: roleSummary{
 				Status:  o.coder.Status,
-				Summary: truncateChars(o.coder.Summary, l.summary),
-				Error:   truncateChars(o.coder.Error, l.text),
+				Summary: text.Truncate(o.coder.Summary, l.summary),
+				Error:   text.Truncate(o.coder.Error, l.text),
 			},
 		}
 		if len(o.changed) == 0 {
 			s.Previous.Summary = "" // a claim of a change that was not made
 		}
-		if o.reviewer.Role != "" {
-			s.Review = reviewSummary(o.reviewer, l)
+		if o.reviewer.ran() {
+			s.Review = reviewSummary(o.reviewer.Role, l)
 		}
 		return s
 	}, func() any {
 		return repairSummary{
 			Instruction: instruction,
 			Verification: verificationSummary{
-				Status: o.verification.Status, Reason: truncateChars(o.verification.Reason, 200),
+				Status: o.verification.Status, Reason: text.Truncate(o.verification.Reason, 200),
 				Omitted: "details omitted to stay within the context budget",
 			},
 			Previous: roleSummary{Status: o.coder.Status},
@@ -133,7 +135,7 @@ func reviewerContext(plan string, o cycleOutcome) map[string]any {
 		}, func() any {
 			return verificationSummary{
 				Status: o.verification.Status, Verified: o.verification.Verified,
-				Reason:  truncateChars(o.verification.Reason, 200),
+				Reason:  text.Truncate(o.verification.Reason, 200),
 				Omitted: "details omitted to stay within the context budget",
 			}
 		}),
@@ -161,12 +163,12 @@ func fit(max int, build func(limits) any, fallback func() any) any {
 // summariseVerification builds the bounded view of v. withCovered adds the
 // covered files (for the reviewer).
 func summariseVerification(v report.Verification, l limits, withCovered bool) verificationSummary {
-	s := verificationSummary{Status: v.Status, Verified: v.Verified, Reason: truncateChars(v.Reason, l.text)}
+	s := verificationSummary{Status: v.Status, Verified: v.Verified, Reason: text.Truncate(v.Reason, l.text)}
 	var failing []report.CheckResult
 	for _, c := range v.Checks {
 		if c.Status == report.StatusOK {
 			if len(s.PassedChecks) < 16 {
-				s.PassedChecks = append(s.PassedChecks, truncateChars(c.Name, 64))
+				s.PassedChecks = append(s.PassedChecks, text.Truncate(c.Name, 64))
 			}
 			continue
 		}
@@ -190,7 +192,7 @@ func summariseVerification(v report.Verification, l limits, withCovered bool) ve
 		s.FailingChecks = append(s.FailingChecks, summariseCheck(c, l))
 	}
 	for _, c := range v.Coverage {
-		item := coverageSummary{Path: truncateChars(c.Path, l.text), Language: truncateChars(c.Language, 40)}
+		item := coverageSummary{Path: text.Truncate(c.Path, l.text), Language: text.Truncate(c.Language, 40)}
 		if c.Status != report.StatusOK {
 			if len(s.CoverageGaps) == l.gaps {
 				omitted++
@@ -207,7 +209,7 @@ func summariseVerification(v report.Verification, l limits, withCovered bool) ve
 		}
 	}
 	if omitted > 0 {
-		s.Omitted = itoa(omitted) + " more items omitted"
+		s.Omitted = strconv.Itoa(omitted) + " more items omitted"
 	}
 	return s
 }
@@ -221,9 +223,9 @@ func summariseCheck(c report.CheckResult, l limits) checkSummary {
 		nOut, nErr = l.tail/2, l.tail-l.tail/2
 	}
 	return checkSummary{
-		Name: truncateChars(c.Name, 64), Status: c.Status, Required: c.Required, Kind: c.Kind,
-		Returncode: c.Returncode, Error: truncateChars(c.Error, l.text),
-		StdoutTail: tailChars(out, nOut), StderrTail: tailChars(errOut, nErr),
+		Name: text.Truncate(c.Name, 64), Status: c.Status, Required: c.Required, Kind: c.Kind,
+		Returncode: c.Returncode, Error: text.Truncate(c.Error, l.text),
+		StdoutTail: text.Tail(out, nOut), StderrTail: text.Tail(errOut, nErr),
 	}
 }
 
@@ -231,14 +233,14 @@ func summariseCheck(c report.CheckResult, l limits) checkSummary {
 func reviewSummary(rv report.Role, l limits) *roleSummary {
 	s := &roleSummary{
 		Status: rv.Status, Approved: rv.Approved,
-		Summary: truncateChars(rv.Summary, l.issueChars), Error: truncateChars(rv.Error, l.text),
+		Summary: text.Truncate(rv.Summary, l.issueChars), Error: text.Truncate(rv.Error, l.text),
 	}
 	for i, is := range rv.Issues {
 		if i == l.issues {
-			s.Issues = append(s.Issues, itoa(len(rv.Issues)-i)+" more issues omitted")
+			s.Issues = append(s.Issues, strconv.Itoa(len(rv.Issues)-i)+" more issues omitted")
 			break
 		}
-		s.Issues = append(s.Issues, truncateChars(is, l.issueChars))
+		s.Issues = append(s.Issues, text.Truncate(is, l.issueChars))
 	}
 	return s
 }

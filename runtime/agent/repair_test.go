@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -78,21 +79,21 @@ func TestRepairContextIsBounded(t *testing.T) {
 	var checks []report.CheckResult
 	for i := range 32 {
 		checks = append(checks, report.CheckResult{
-			Name: "check" + itoa(i), Status: "failed", Required: i%2 == 0, Returncode: &rc,
+			Name: "check" + strconv.Itoa(i), Status: "failed", Required: i%2 == 0, Returncode: &rc,
 			Stdout: big, Stderr: big,
 		})
 	}
 	var cov []report.Coverage
 	for i := range 300 {
-		cov = append(cov, report.Coverage{Path: strings.Repeat("d/", 400) + itoa(i) + ".go", Language: "go", Status: "unverified"})
+		cov = append(cov, report.Coverage{Path: strings.Repeat("d/", 400) + strconv.Itoa(i) + ".go", Language: "go", Status: "unverified"})
 	}
 	var issues []string
 	for range 100 {
 		issues = append(issues, strings.Repeat("issue ", 500))
 	}
 	o := cycleOutcome{
-		coder:        report.Role{Role: "coder", Status: "ok", Summary: strings.Repeat("s", 16000)},
-		reviewer:     report.Role{Role: "reviewer", Status: "ok", Approved: ptr(false), Summary: big, Issues: issues},
+		coder:        outcome{Role: report.Role{Role: "coder", Status: "ok", Summary: strings.Repeat("s", 16000)}},
+		reviewer:     outcome{Role: report.Role{Role: "reviewer", Status: "ok", Approved: ptr(false), Summary: big, Issues: issues}},
 		verification: report.Verification{Status: "failed", Reason: big, Checks: checks, Coverage: cov},
 	}
 	ctx := repairContext("the plan", o)

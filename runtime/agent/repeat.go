@@ -89,25 +89,6 @@ func (r *repeats) nextTurn() {
 	r.prev, r.cur = r.cur, nil
 }
 
-// repeated answers a call identical to one of the previous turn's with
-// that call's result and a note, records the event, and returns the tool
-// message.
-func (r *run) repeated(role string, turn int, st *report.Role, c model.ToolCall, prev answer) model.Message {
-	r.rep.ToolCalls++
-	content := repeatedJSON(prev)
-	if prev.status != report.StatusOK {
-		st.ToolErrors++
-	}
-	r.rep.Events = append(r.rep.Events, report.Event{
-		Role: role, Tool: c.Name, ToolCallID: c.ID, Status: prev.status, Bytes: len(content), Repeated: true,
-	})
-	r.emit(Event{
-		Kind: EventToolEnd, Role: role, Turn: turn, Tool: c.Name, ToolCallID: c.ID, Status: prev.status,
-		Bytes: len(content), Message: callDetail(c), Repeated: true,
-	})
-	return model.Message{Role: model.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content}
-}
-
 // repeatedJSON is the tool message answering a repeated call.
 func repeatedJSON(prev answer) string {
 	v := map[string]any{"status": prev.status, "repeated": true, "note": MsgRepeated, "previous_call_id": prev.id}

@@ -13,6 +13,7 @@ import (
 	"flow/internal/test/ollamatest"
 	"flow/runtime/config"
 	"flow/runtime/model"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 	"flow/runtime/tools"
 )
@@ -155,7 +156,7 @@ func TestEmptyPlanNeverReachesTheCoder(t *testing.T) {
 			}
 		}
 		for _, e := range h.events {
-			if e.Kind == EventRoleStart && e.Role != config.RolePlanner {
+			if e.Kind == progress.RoleStart && e.Role != config.RolePlanner {
 				t.Errorf("role %s started after an empty plan", e.Role)
 			}
 		}
@@ -269,10 +270,10 @@ func TestRepeatedIdenticalCallNotRunAgain(t *testing.T) {
 	}
 	var repeatedEvents int
 	for _, e := range h.events {
-		if e.Kind == EventToolEnd && e.Repeated {
+		if e.Kind == progress.ToolEnd && e.Repeated {
 			repeatedEvents++
-			if !strings.Contains(e.String(), "repeated") {
-				t.Errorf("progress line %q does not say the call was repeated", e.String())
+			if !strings.Contains(progress.Column(e), "repeated") {
+				t.Errorf("progress line %q does not say the call was repeated", progress.Column(e))
 			}
 		}
 	}
@@ -493,8 +494,8 @@ func TestModelCallEvents(t *testing.T) {
 			// The CLI and MCP progress lines show the same figures.
 			var lines []string
 			for _, e := range h.events {
-				if e.Kind == EventModelReply {
-					lines = append(lines, e.String())
+				if e.Kind == progress.ModelReply {
+					lines = append(lines, progress.Column(e))
 				}
 			}
 			if len(lines) != 5 || !strings.Contains(lines[0], "(300+12 tokens, "+toolsReason+")") || !strings.Contains(lines[3], "(600+5 tokens, length)") {

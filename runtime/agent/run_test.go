@@ -9,6 +9,7 @@ import (
 
 	"flow/runtime/config"
 	"flow/runtime/model"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 )
 
@@ -117,13 +118,13 @@ func TestEventsOfAVerifiedRun(t *testing.T) {
 	if rep.Status != report.StatusOK {
 		t.Fatalf("Run() status = %s (%s %s), want ok", rep.Status, rep.Reason, rep.Error)
 	}
-	role := []EventKind{EventRoleStart, EventModelTurn, EventModelReply, EventToolStart, EventToolEnd, EventModelTurn, EventModelReply, EventRoleEnd}
-	want := []EventKind{EventRunStart}
+	role := []progress.Kind{progress.RoleStart, progress.ModelTurn, progress.ModelReply, progress.ToolStart, progress.ToolEnd, progress.ModelTurn, progress.ModelReply, progress.RoleEnd}
+	want := []progress.Kind{progress.RunStart}
 	want = append(want, role...) // planner
 	want = append(want, role...) // coder
-	want = append(want, EventCheckStart, EventCheckEnd, EventVerification)
+	want = append(want, progress.CheckStart, progress.CheckEnd, progress.Verification)
 	want = append(want, role...) // reviewer
-	want = append(want, EventRunEnd)
+	want = append(want, progress.RunEnd)
 	if diff := cmp.Diff(want, h.eventKinds()); diff != "" {
 		t.Errorf("event kinds (-want +got):\n%s", diff)
 	}
@@ -134,19 +135,19 @@ func TestEventsOfAVerifiedRun(t *testing.T) {
 			t.Errorf("event %s has run id %q time %v, want %q and a time", e.Kind, e.RunID, e.Time, rep.RunID)
 		}
 		switch e.Kind {
-		case EventCheckStart, EventCheckEnd:
-			if e.Role != PhaseVerification || e.Check != "lint" {
+		case progress.CheckStart, progress.CheckEnd:
+			if e.Role != progress.PhaseVerification || e.Check != "lint" {
 				t.Errorf("check event = %+v, want role verification, check lint", e)
 			}
-		case EventToolEnd:
+		case progress.ToolEnd:
 			if e.Status != "ok" || e.Bytes == 0 || e.ToolCallID == "" {
 				t.Errorf("tool_end event = %+v, want ok with bytes and id", e)
 			}
-		case EventRunEnd:
+		case progress.RunEnd:
 			if e.Report == nil || e.Report.Status != report.StatusOK {
 				t.Errorf("run_end event report = %+v, want the final ok report", e.Report)
 			}
-		case EventVerification:
+		case progress.Verification:
 			if e.Verification == nil || !e.Verification.Verified {
 				t.Errorf("verification event = %+v, want verified", e.Verification)
 			}

@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"flow/bufferfs"
+	"flow/internal/text"
 	"flow/runtime/check"
 	"flow/runtime/config"
 	"flow/runtime/editor"
 	"flow/runtime/job"
 	"flow/runtime/journal"
 	"flow/runtime/model"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 	"flow/runtime/tools"
 	"flow/runtime/verify"
@@ -46,7 +48,7 @@ type ServiceOptions struct {
 	FileIO string
 	// Editor is the attached editor, nil without one. Everything editor
 	// related derives from it: each run's toolbox offers its editor tools
-	// (SPEC §12.2), verification takes its coverage evidence (editor_lint,
+	// (doc/design.md §11.3), verification takes its coverage evidence (editor_lint,
 	// editor_diagnostics) and its freshness snapshots (a run's
 	// verification becomes stale when the editor changes during review),
 	// checks refuse to run over unsaved buffers and become stale when the
@@ -138,29 +140,31 @@ func (s *Service) checkRunner(cfg *config.Config, ev checkHooks) *check.Runner {
 }
 
 // StartRun starts task as a job; events, when non-nil, receives the run's
-// progress events synchronously, from the job's goroutine. The job's result
-// is a [report.Run].
-func (s *Service) StartRun(ctx context.Context, task string, events func(Event)) (*job.Job, error) {
-	return s.gate.Start(ctx, job.KindRun, func(ctx context.Context, j *job.Job) (any, string) {
-		rep := s.run(ctx, task, tagged(j, events))
+// progress events synchronously, from the job's goroutine.
+func (s *Service) StartRun(ctx context.Context, task string, events func(progress.Event)) (*job.Job[report.Run], error) {
+	return job.Start(&s.gate, ctx, job.KindRun, func(ctx context.Context, j *job.Job[report.Run]) (report.Run, string) {
+		rep := s.run(ctx, task, tagged(j.Handle, events))
 		return rep, rep.Status
+	}, func(p any) report.Run {
+		msg := job.PanicMessage(job.KindRun, p)
+		return report.Run{Status: report.StatusError, Task: task, Workspace: s.Config().Workspace, Reason: msg, Error: msg}.Normalize()
 	})
 }
 
 // Run runs task and returns its report: [Service.StartRun], waited for; a
 // job that cannot start is a "busy" or "error" report.
-func (s *Service) Run(ctx context.Context, task string, events func(Event)) report.Run {
+func (s *Service) Run(ctx context.Context, task string, events func(progress.Event)) report.Run {
 	j, err := s.StartRun(ctx, task, events)
 	if err != nil {
 		cfg := s.Config()
 		return report.Run{Status: failure(err), Task: task, Workspace: cfg.Workspace, Reason: err.Error(), Error: err.Error()}.Normalize()
 	}
 	rep, _ := j.Result()
-	return rep.(report.Run)
+	return rep
 }
 
 // run runs task inside its job.
-func (s *Service) run(ctx context.Context, task string, events func(Event)) report.Run {
+func (s *Service) run(ctx context.Context, task string, events func(progress.Event)) report.Run {
 	cfg := s.Config()
 	runID := report.NewRunID(s.opts.Now())
 	var jr *journal.Run
@@ -201,56 +205,58 @@ func (s *Service) run(ctx context.Context, task string, events func(Event)) repo
 }
 
 // StartCheck starts the named checks (all when name is "") as a job;
-// events, when non-nil, receives check_start and check_end events. The
-// job's result is a [report.CheckReport].
-func (s *Service) StartCheck(ctx context.Context, name string, events func(Event)) (*job.Job, error) {
+// events, when non-nil, receives check_start and check_end events.
+func (s *Service) StartCheck(ctx context.Context, name string, events func(progress.Event)) (*job.Job[report.CheckReport], error) {
 	cfg := s.Config()
-	return s.gate.Start(ctx, job.KindCheck, func(ctx context.Context, j *job.Job) (any, string) {
-		rep := s.editorChecks(s.checkRunner(&cfg, s.checkEvents(tagged(j, events)))).Run(ctx, name)
+	return job.Start(&s.gate, ctx, job.KindCheck, func(ctx context.Context, j *job.Job[report.CheckReport]) (report.CheckReport, string) {
+		rep := s.editorChecks(s.checkRunner(&cfg, s.checkEvents(tagged(j.Handle, events)))).Run(ctx, name)
 		if rep.Status != report.StatusOK && rep.Error == "" {
 			// As for runs: the sentence is the error MCP hosts show.
 			rep.Error = rep.Reason
 		}
 		return rep, rep.Status
+	}, func(p any) report.CheckReport {
+		msg := job.PanicMessage(job.KindCheck, p)
+		return report.CheckReport{Status: report.StatusError, Reason: msg, Error: msg}.Normalize()
 	})
 }
 
 // tagged returns events with every event tagged with j's id.
-func tagged(j *job.Job, events func(Event)) func(Event) {
+func tagged(j *job.Handle, events func(progress.Event)) func(progress.Event) {
 	if events == nil {
 		return nil
 	}
-	return func(e Event) {
+	return func(e progress.Event) {
 		e.Job = j.ID
 		events(e)
 	}
 }
 
 // checkEvents turns check hooks into check_start and check_end events.
-func (s *Service) checkEvents(events func(Event)) checkHooks {
+func (s *Service) checkEvents(events func(progress.Event)) checkHooks {
 	var ev checkHooks
 	if events != nil {
 		ev.OnStart = func(c config.Check) {
-			events(Event{Kind: EventCheckStart, Time: s.opts.Now(), Check: c.Name})
+			events(progress.Event{Kind: progress.CheckStart, Time: s.opts.Now(), Check: c.Name})
 		}
 		ev.OnEnd = func(r report.CheckResult) {
-			events(Event{Kind: EventCheckEnd, Time: s.opts.Now(), Check: r.Name, Status: r.Status, Error: r.Error, DurationMS: r.DurationMS})
+			events(progress.Event{Kind: progress.CheckEnd, Time: s.opts.Now(), Check: r.Name, Status: r.Status, Error: r.Error, DurationMS: r.DurationMS})
 		}
 	}
 	return ev
 }
 
 // Check runs the named checks: [Service.StartCheck], waited for.
-func (s *Service) Check(ctx context.Context, name string, events func(Event)) report.CheckReport {
+func (s *Service) Check(ctx context.Context, name string, events func(progress.Event)) report.CheckReport {
 	j, err := s.StartCheck(ctx, name, events)
 	if err != nil {
 		return report.CheckReport{Status: failure(err), Error: err.Error(), Reason: err.Error()}.Normalize()
 	}
 	rep, _ := j.Result()
-	return rep.(report.CheckReport)
+	return rep
 }
 
-// editorChecks wraps runner with the editor rules of SPEC §9 when an editor
+// editorChecks wraps runner with the editor rules of doc/design.md §9 when an editor
 // is attached.
 func (s *Service) editorChecks(runner *check.Runner) tools.CheckRunner {
 	if s.opts.Editor == nil {
@@ -264,15 +270,16 @@ func (s *Service) editorChecks(runner *check.Runner) tools.CheckRunner {
 var ErrUndoUnavailable = errors.New("undo is unavailable until the journal exists")
 
 // StartUndo starts the undo of run runID (the workspace's last run when "")
-// as a job. Its result is a [report.Undo]. Without a journal it returns
-// [ErrUndoUnavailable].
-func (s *Service) StartUndo(ctx context.Context, runID string) (*job.Job, error) {
+// as a job. Without a journal it returns [ErrUndoUnavailable].
+func (s *Service) StartUndo(ctx context.Context, runID string) (*job.Job[report.Undo], error) {
 	if s.opts.Store == nil {
 		return nil, ErrUndoUnavailable
 	}
-	return s.gate.Start(ctx, job.KindUndo, func(ctx context.Context, _ *job.Job) (any, string) {
+	return job.Start(&s.gate, ctx, job.KindUndo, func(ctx context.Context, _ *job.Job[report.Undo]) (report.Undo, string) {
 		rep, _ := s.opts.Store.Undo(ctx, s.opts.FS, runID)
 		return rep, rep.Status
+	}, func(p any) report.Undo {
+		return report.Undo{Status: report.StatusError, RunID: runID, Workspace: s.Config().Workspace, Error: job.PanicMessage(job.KindUndo, p)}.Normalize()
 	})
 }
 
@@ -289,7 +296,7 @@ func (s *Service) Undo(ctx context.Context, runID string) report.Undo {
 		return report.Undo{Status: failure(err), Workspace: cfg.Workspace, RunID: runID, Error: err.Error()}.Normalize()
 	}
 	rep, _ := j.Result()
-	return rep.(report.Undo)
+	return rep
 }
 
 // Status reports the configuration, the workspace's state and its last run.
@@ -342,16 +349,8 @@ func lastReportSummary(r *report.Run) map[string]any {
 	return map[string]any{
 		"run_id": r.RunID, "task": r.Task, "status": r.Status, "verified": r.Verified,
 		"changed_files": r.ChangedFiles, "cycles": r.Cycles, "started_at": r.StartedAt,
-		"duration_ms": r.DurationMS, "summary": truncateRunes(r.Summary, 2000), "error": r.Error,
+		"duration_ms": r.DurationMS, "summary": text.Clip(r.Summary, 2001), "error": r.Error,
 	}
-}
-
-func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }
 
 // statusOf renders the configuration part of a status report.

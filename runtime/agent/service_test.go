@@ -14,6 +14,7 @@ import (
 	"flow/runtime/editor"
 	"flow/runtime/journal"
 	"flow/runtime/model"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 )
 
@@ -45,12 +46,12 @@ func TestServiceRunThenStatusAndUndo(t *testing.T) {
 	state := t.TempDir()
 	svc := newService(t, cfg, backend, state)
 
-	var kinds []EventKind
-	rep := svc.Run(t.Context(), "add A", func(e Event) { kinds = append(kinds, e.Kind) })
+	var kinds []progress.Kind
+	rep := svc.Run(t.Context(), "add A", func(e progress.Event) { kinds = append(kinds, e.Kind) })
 	if rep.Status != report.StatusOK || !rep.Verified {
 		t.Fatalf("Run = %s (%s %s), want ok and verified", rep.Status, rep.Reason, rep.Error)
 	}
-	if len(kinds) == 0 || kinds[0] != EventRunStart || kinds[len(kinds)-1] != EventRunEnd {
+	if len(kinds) == 0 || kinds[0] != progress.RunStart || kinds[len(kinds)-1] != progress.RunEnd {
 		t.Errorf("events = %v, want run_start … run_end", kinds)
 	}
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"flow/internal/text"
 )
 
 // Bounds on the verdict search, so that a pathological answer (thousands of
@@ -104,7 +106,7 @@ func verdictFrom(data []byte) (reviewVerdict, bool) {
 		}
 	}
 	if raw, ok := obj["summary"]; ok && !isNull(raw) {
-		v.Summary = truncateChars(jsonText(raw), maxSummaryChars)
+		v.Summary = text.Truncate(jsonText(raw), maxSummaryChars)
 	}
 	return v, true
 }

@@ -99,25 +99,3 @@ func TestNormaliseCalls(t *testing.T) {
 		t.Errorf("duplicate = %v, want none", b.duplicate)
 	}
 }
-
-func TestTruncateAndTail(t *testing.T) {
-	tests := []struct {
-		s          string
-		n          int
-		head, tail string
-	}{
-		{"hello", 10, "hello", "hello"},
-		{"hello", 3, "hel", "llo"},
-		{"héllo", 2, "hé", "lo"},
-		{"ééé", 2, "éé", "éé"},
-		{"abc", 0, "", ""},
-	}
-	for _, tc := range tests {
-		if got := truncateChars(tc.s, tc.n); got != tc.head {
-			t.Errorf("truncateChars(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.head)
-		}
-		if got := tailChars(tc.s, tc.n); got != tc.tail {
-			t.Errorf("tailChars(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.tail)
-		}
-	}
-}

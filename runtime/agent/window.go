@@ -2,13 +2,11 @@ package agent
 
 import (
 	"fmt"
-	"unicode/utf8"
 
 	"flow/runtime/config"
-	"flow/runtime/model"
 )
 
-// The prompt budget derived from the model's context window (SPEC §7 as
+// The prompt budget derived from the model's context window (doc/design.md §6 as
 // amended): flow estimates a prompt's tokens from its characters and stops
 // before a call the server would have to truncate, and it checks the
 // server's prompt_tokens after each call for signs that it truncated anyway.
@@ -28,9 +26,6 @@ const (
 	// server cut the prompt.
 	minGrowthChars = 50
 )
-
-// MsgContextOverflow starts every context_overflow error.
-const MsgContextOverflow = "context_overflow: "
 
 // window tracks one run's prompt sizes against ollama.context_length.
 type window struct {
@@ -119,30 +114,4 @@ func (w *window) after(chars, tokens int, prev promptSize) string {
 	w.cpt = max(minCharsPerToken, min(maxCharsPerToken, float64(chars)/float64(tokens)))
 	w.measured = true
 	return ""
-}
-
-// promptChars is the size of a prompt as the model sees it: the text of
-// every message (content, tool names and arguments) plus the JSON text of
-// the tool schemas. Unlike the context meter it does not count JSON
-// escaping, which the chat template does not add.
-func promptChars(msgs []model.Message, tools []model.Tool) int {
-	n := 0
-	if len(tools) > 0 {
-		n = jsonChars(tools)
-	}
-	for _, m := range msgs {
-		n += utf8.RuneCountInString(m.Content) + len(m.Role) + 2
-		for _, c := range m.ToolCalls {
-			n += utf8.RuneCountInString(c.Name) + utf8.RuneCountInString(c.Arguments) + 2
-		}
-	}
-	return n
-}
-
-// contextWindow returns the run's window, made on first use.
-func (r *run) contextWindow() *window {
-	if r.window == nil {
-		r.window = newWindow(r.cfg.Ollama)
-	}
-	return r.window
 }

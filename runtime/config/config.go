@@ -1,4 +1,4 @@
-// Package config loads and validates flow's operator configuration (SPEC §4).
+// Package config loads and validates flow's operator configuration (doc/design.md §3).
 //
 // Only two files are ever read: the file named by --config, or else the user
 // file $XDG_CONFIG_HOME/flow/config.toml. A workspace's own config.toml or

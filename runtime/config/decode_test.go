@@ -321,7 +321,7 @@ func TestParseCheckOrder(t *testing.T) {
 	}
 }
 
-// TestParseSpecExample decodes the annotated example of SPEC §4.
+// TestParseSpecExample decodes the annotated example of doc/design.md §3.
 func TestParseSpecExample(t *testing.T) {
 	const doc = `workspace_dir = "/abs/or/relative/to/this/file"   # before any table
 

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"flow/internal/text"
 )
 
 // maxProblems bounds how many problems one [Error] reports, so that a large
@@ -116,10 +118,7 @@ func show(s string) string {
 	if printable(s) && len(s) <= maxShown {
 		return s
 	}
-	if r := []rune(s); len(r) > maxShown {
-		s = string(r[:maxShown]) + "..."
-	}
-	return strconv.Quote(s)
+	return strconv.Quote(text.Clip(s, maxShown))
 }
 
 // showPath renders a path for a message: plain when printable, otherwise

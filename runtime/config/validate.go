@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// Limits of the check table (SPEC §16).
+// Limits of the check table (doc/design.md §15).
 const (
 	MaxChecks           = 32     // named checks
 	MaxArgv             = 128    // elements of a check's cmd

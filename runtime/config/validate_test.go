@@ -98,7 +98,7 @@ func TestErrorMessageBounds(t *testing.T) {
 	}
 
 	long := strings.Repeat("x", 100)
-	if got, want := show(long), `"`+strings.Repeat("x", 80)+`..."`; got != want {
+	if got, want := show(long), `"`+strings.Repeat("x", 79)+`…"`; got != want {
 		t.Errorf("show(100 x) = %s, want %s", got, want)
 	}
 	if got, want := show("a\x1b[2Jb"), `"a\x1b[2Jb"`; got != want {

@@ -11,7 +11,7 @@ import (
 	"flow/bufferfs"
 )
 
-// Freshness API v1 (SPEC §12.4): what flow requires of an editor_context
+// Freshness API v1 (doc/design.md §11.7): what flow requires of an editor_context
 // result, and how two workspace snapshots compare.
 
 // Context is the validated freshness part of an editor_context result.
@@ -147,14 +147,14 @@ func listOrEmpty(v any) ([]any, bool) {
 }
 
 // SameSnapshot reports whether two workspace snapshots are deep-equal, the
-// rule around checks (SPEC §12.4). Numbers compare by value whatever their
+// rule around checks (doc/design.md §11.7). Numbers compare by value whatever their
 // decoded type.
 func SameSnapshot(a, b map[string]any) bool {
 	return reflect.DeepEqual(normalize(a), normalize(b))
 }
 
 // SameObserved reports whether later keeps everything earlier observed, the
-// rule between verification and the end of review (SPEC §12.4): every path
+// rule between verification and the end of review (doc/design.md §11.7): every path
 // of earlier is in later with an equal disk record, and every buffer of
 // earlier (matched by bufnr) is unchanged. New paths and buffers are
 // allowed. It returns a short reason when they differ.

@@ -17,7 +17,7 @@ type Session interface {
 	Status(ctx context.Context) report.Editor
 }
 
-// Tools is the part of a [Session] the editor tools use (SPEC §12.2).
+// Tools is the part of a [Session] the editor tools use (doc/design.md §11.3).
 type Tools interface {
 	// Schemas returns the editor tool schemas the editor advertises,
 	// already narrowed to the allowlisted editor tools.
@@ -29,7 +29,7 @@ type Tools interface {
 
 // Freshness is the part of a [Session] verification uses: the freshness
 // API v1 probe of the editor's workspace, unsaved buffers and workspace
-// snapshot (SPEC §12.4).
+// snapshot (doc/design.md §11.7).
 type Freshness interface {
 	Context(ctx context.Context) (Context, error)
 }

@@ -60,40 +60,62 @@ func (e *BusyError) Unwrap() error { return e.Err }
 // Work is what job j does. It returns the job's report and the report's
 // status; it must return soon after ctx is cancelled. j lets the work tag
 // what it emits with the job's id before Start has returned it.
-type Work func(ctx context.Context, j *Job) (report any, status string)
+type Work[R any] func(ctx context.Context, j *Job[R]) (report R, status string)
 
-// Job is one started run, check or undo.
-type Job struct {
+// Handle is what a front end can do with a job of any kind: its id and
+// kind, cancel it, wait for it and read its outcome untyped.
+type Handle struct {
 	// ID identifies the job within its [Gate] (1, 2, …).
 	ID int64
 	// Kind is "run", "check" or "undo".
 	Kind string
 
-	cancel context.CancelFunc
-	done   chan struct{}
-	report any
-	status string
-	panic  any
+	cancel  context.CancelFunc
+	done    chan struct{}
+	outcome func() (any, string)
+	panic   any
 }
 
 // Cancel asks the job to stop at its next safe point; its report then says
 // "cancelled". It does not wait.
-func (j *Job) Cancel() { j.cancel() }
+func (h *Handle) Cancel() { h.cancel() }
 
 // Done is closed when the job has returned and its result is set.
-func (j *Job) Done() <-chan struct{} { return j.done }
+func (h *Handle) Done() <-chan struct{} { return h.done }
+
+// Outcome returns the job's report, untyped, and its status, for a front
+// end that treats every kind of job alike; it blocks until Done.
+func (h *Handle) Outcome() (report any, status string) {
+	<-h.done
+	return h.outcome()
+}
+
+// Panic returns what the job's work panicked with, or nil; it blocks until
+// Done. The report is then the one the job's panic function made.
+func (h *Handle) Panic() any {
+	<-h.done
+	return h.panic
+}
+
+// Job is one started run, check or undo whose report is an R.
+type Job[R any] struct {
+	*Handle
+	report R
+	status string
+}
 
 // Result returns the job's report and status; it blocks until Done.
-func (j *Job) Result() (report any, status string) {
+func (j *Job[R]) Result() (report R, status string) {
 	<-j.done
 	return j.report, j.status
 }
 
-// Panic returns what the job's work panicked with, or nil; it blocks until
-// Done. The result is then [Panicked]'s report.
-func (j *Job) Panic() any {
-	<-j.done
-	return j.panic
+// Untyped returns j's handle; nil for a job that did not start.
+func Untyped[R any](j *Job[R]) *Handle {
+	if j == nil {
+		return nil
+	}
+	return j.Handle
 }
 
 // Gate runs at most one job at a time. The zero Gate is ready to use.
@@ -105,14 +127,17 @@ type Gate struct {
 
 	mu   sync.Mutex
 	next int64
-	cur  *Job
+	cur  *Handle
 	wg   sync.WaitGroup
 }
 
 // Start runs work as a job of kind in its own goroutine, with a context
 // derived from ctx, and returns at once: the job, or a [*BusyError] when a
 // job is in progress (here or in another process), or the lock's error.
-func (g *Gate) Start(ctx context.Context, kind string, work Work) (*Job, error) {
+// A panic of work is recovered here, the one place for every job: the
+// job's report is then panicked's, made from what the work panicked with,
+// with status "error", and the process goes on serving.
+func Start[R any](g *Gate, ctx context.Context, kind string, work Work[R], panicked func(p any) R) (*Job[R], error) {
 	g.mu.Lock()
 	if c := g.cur; c != nil {
 		g.mu.Unlock()
@@ -120,15 +145,16 @@ func (g *Gate) Start(ctx context.Context, kind string, work Work) (*Job, error) 
 	}
 	g.next++
 	jctx, cancel := context.WithCancel(ctx)
-	j := &Job{ID: g.next, Kind: kind, cancel: cancel, done: make(chan struct{})}
-	g.cur = j
+	j := &Job[R]{Handle: &Handle{ID: g.next, Kind: kind, cancel: cancel, done: make(chan struct{})}}
+	j.outcome = func() (any, string) { return j.report, j.status }
+	g.cur = j.Handle
 	g.mu.Unlock()
 
 	release := func() {}
 	if g.Lock != nil {
 		r, err := g.Lock()
 		if err != nil {
-			g.free(j)
+			g.free(j.Handle)
 			cancel()
 			return nil, err
 		}
@@ -138,12 +164,12 @@ func (g *Gate) Start(ctx context.Context, kind string, work Work) (*Job, error) 
 	go func() {
 		defer g.wg.Done()
 		defer close(j.done)
-		defer g.free(j)
+		defer g.free(j.Handle)
 		defer release()
 		defer cancel()
 		defer func() {
 			if p := recover(); p != nil {
-				j.report, j.status, j.panic = Panicked(kind, p), "error", p
+				j.report, j.status, j.panic = panicked(p), "error", p
 			}
 		}()
 		j.report, j.status = work(jctx, j)
@@ -152,7 +178,7 @@ func (g *Gate) Start(ctx context.Context, kind string, work Work) (*Job, error) 
 }
 
 // free empties the slot held by j.
-func (g *Gate) free(j *Job) {
+func (g *Gate) free(j *Handle) {
 	g.mu.Lock()
 	if g.cur == j {
 		g.cur = nil
@@ -161,7 +187,7 @@ func (g *Gate) free(j *Job) {
 }
 
 // Current returns the job in progress, or nil.
-func (g *Gate) Current() *Job {
+func (g *Gate) Current() *Handle {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.cur
@@ -206,8 +232,8 @@ func (g *Gate) Wait(ctx context.Context) bool {
 	}
 }
 
-// Panicked is the report of a job whose work panicked: status "error" and
-// "internal error in <kind>: <panic>". The process keeps serving.
-func Panicked(kind string, p any) map[string]any {
-	return map[string]any{"status": "error", "error": fmt.Sprintf("internal error in %s: %v", kind, p)}
+// PanicMessage is the error of a job of kind whose work panicked with p:
+// "internal error in run: <panic>".
+func PanicMessage(kind string, p any) string {
+	return fmt.Sprintf("internal error in %s: %v", kind, p)
 }

@@ -1,5 +1,5 @@
 // Package journal keeps flow's per-workspace state outside the workspace
-// (SPEC §13): the write journal that makes `flow undo` exact and independent
+// (doc/design.md §12): the write journal that makes `flow undo` exact and independent
 // of git, the stored run reports behind `flow status`, and the cross-process
 // workspace lock.
 //

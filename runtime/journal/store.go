@@ -18,7 +18,7 @@ import (
 	"flow/runtime/report"
 )
 
-// Retention defaults (SPEC §13).
+// Retention defaults (doc/design.md §12).
 const (
 	DefaultMaxRuns  = 50
 	DefaultMaxBytes = 256 << 20

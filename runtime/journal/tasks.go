@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"flow/internal/text"
 )
 
 // Task statuses, as MCP's tasks utility names them.
@@ -284,7 +286,7 @@ func (t *Tasks) all() ([]Task, error) {
 
 func (t *Tasks) load(id string) (Task, error) {
 	if !taskIDPattern.MatchString(id) {
-		return Task{}, fmt.Errorf("%w: %s", ErrTaskNotFound, clipID(id))
+		return Task{}, fmt.Errorf("%w: %s", ErrTaskNotFound, strconv.Quote(text.Clip(id, 64)))
 	}
 	task, err := t.read(id)
 	if errors.Is(err, os.ErrNotExist) || (err == nil && task.Expired(t.now())) {
@@ -390,13 +392,6 @@ func newTaskID() (string, error) {
 		return "", fmt.Errorf("journal: task id: %w", err)
 	}
 	return hex.EncodeToString(b[:]), nil
-}
-
-func clipID(id string) string {
-	if len(id) > 64 {
-		id = id[:64] + "…"
-	}
-	return strconv.Quote(id)
 }
 
 // selfOwner identifies this process.

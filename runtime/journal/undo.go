@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"flow/bufferfs"
+	"flow/internal/text"
 	"flow/runtime/diff"
 	"flow/runtime/report"
 )
@@ -245,16 +246,16 @@ func summarise(rep *report.Undo, files int, failed bool) {
 	}
 	var parts []string
 	if n := len(rep.Restored); n > 0 {
-		parts = append(parts, "restored "+plural(n, "file"))
+		parts = append(parts, "restored "+text.Count(n, "file"))
 	}
 	if n := len(rep.Removed); n > 0 {
-		parts = append(parts, "removed "+plural(n, "created file"))
+		parts = append(parts, "removed "+text.Count(n, "created file"))
 	}
 	if n := len(rep.Unchanged); n > 0 {
-		parts = append(parts, plural(n, "file")+" already as before the run")
+		parts = append(parts, text.Count(n, "file")+" already as before the run")
 	}
 	if n := len(rep.Conflicts); n > 0 {
-		parts = append(parts, plural(n, "file")+" left untouched (see conflicts)")
+		parts = append(parts, text.Count(n, "file")+" left untouched (see conflicts)")
 	}
 	switch rep.Status {
 	case report.StatusOK:
@@ -267,14 +268,6 @@ func summarise(rep *report.Undo, files int, failed bool) {
 			rep.Error = "some files could not be restored"
 		}
 	}
-}
-
-// plural returns "1 file" or "n files".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // formatBytes renders a byte count for a message ("256 MiB").

@@ -1,6 +1,6 @@
 package report
 
-// FileDiff is one changed file's unified diff as reports carry it (SPEC §15
+// FileDiff is one changed file's unified diff as reports carry it (doc/design.md §14
 // as amended). Diff is bounded; Truncated says that its tail was cut.
 type FileDiff struct {
 	Path string `json:"path"`

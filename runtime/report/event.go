@@ -55,10 +55,6 @@ type Event struct {
 	Note string `json:"note,omitempty"`
 }
 
-// ToolEvent is the former name of [Event], from when the report's events
-// were tool calls only.
-type ToolEvent = Event
-
 // toolEventJSON is a tool call's entry: the reference's fields.
 type toolEventJSON struct {
 	Role       string `json:"role"`

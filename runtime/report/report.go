@@ -1,6 +1,6 @@
 // Package report defines the JSON reports flow prints and returns: the run
-// report, the check report, the undo report and the status report (SPEC
-// §15). It is a leaf package: every front end (CLI, MCP, Neovim, TUI)
+// report, the check report, the undo report and the status report (doc/design.md
+// §14). It is a leaf package: every front end (CLI, MCP, Neovim, TUI)
 // serialises these types unchanged, so the wire shape lives in one place.
 // It also owns the two things every report relies on: the one run id
 // generator ([NewRunID]), so the id a user sees has one shape whichever
@@ -33,7 +33,7 @@ const (
 // SourceCheck is the source tag of every configured check result.
 const SourceCheck = "flow.check"
 
-// CheckResult is the outcome of one named check (SPEC §9, §15).
+// CheckResult is the outcome of one named check (doc/design.md §9, §15).
 type CheckResult struct {
 	Name            string   `json:"name"`
 	Source          string   `json:"source"`

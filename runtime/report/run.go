@@ -53,7 +53,7 @@ type Usage struct {
 	CompletionTokens int `json:"completion_tokens"`
 }
 
-// Verification is the host's verification of one cycle (SPEC §8).
+// Verification is the host's verification of one cycle (doc/design.md §8).
 type Verification struct {
 	Status   string        `json:"status"`
 	Verified bool          `json:"verified"`

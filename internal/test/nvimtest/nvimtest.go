@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/neovim/go-client/nvim"
+
+	"flow/internal/text"
 )
 
 // CallTimeout bounds every helper call into Neovim, so a prompt that would
@@ -213,7 +215,7 @@ func Exec(t testing.TB, v *nvim.Nvim, code string, args ...any) any {
 	t.Helper()
 	out, err := Try(v, CallTimeout, code, args...)
 	if err != nil {
-		t.Fatalf("nvim_exec_lua(%q) = %v", shorten(code), err)
+		t.Fatalf("nvim_exec_lua(%q) = %v", text.Clip(code, 80), err)
 	}
 	return out
 }
@@ -236,13 +238,6 @@ func Try(v *nvim.Nvim, timeout time.Duration, code string, args ...any) (any, er
 	case <-time.After(timeout):
 		return nil, fmt.Errorf("no answer after %s", timeout)
 	}
-}
-
-func shorten(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "..."
-	}
-	return s
 }
 
 // Listen starts `nvim --clean --headless -n --listen sock` as a plain

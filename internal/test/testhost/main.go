@@ -22,8 +22,8 @@ import (
 
 	"flow/bufferfs"
 	"flow/plugin"
-	"flow/runtime/agent"
 	"flow/runtime/job"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 )
 
@@ -120,50 +120,56 @@ type fake struct {
 var _ plugin.Runtime = (*fake)(nil)
 
 // tag stamps every event with the job's id, as the runtime does.
-func tag(j *job.Job, events func(agent.Event)) func(agent.Event) {
-	return func(e agent.Event) {
+func tag(j *job.Handle, events func(progress.Event)) func(progress.Event) {
+	return func(e progress.Event) {
 		e.Job = j.ID
 		events(e)
 	}
 }
 
-func (f *fake) StartRun(ctx context.Context, task string, events func(agent.Event)) (*job.Job, error) {
-	return f.gate.Start(ctx, job.KindRun, func(ctx context.Context, j *job.Job) (any, string) {
-		rep := f.run(ctx, task, tag(j, events))
+func (f *fake) StartRun(ctx context.Context, task string, events func(progress.Event)) (*job.Job[report.Run], error) {
+	return job.Start(&f.gate, ctx, job.KindRun, func(ctx context.Context, j *job.Job[report.Run]) (report.Run, string) {
+		rep := f.run(ctx, task, tag(j.Handle, events))
 		return rep, rep.Status
+	}, func(p any) report.Run {
+		return report.Run{Status: report.StatusError, Task: task, Error: job.PanicMessage(job.KindRun, p)}.Normalize()
 	})
 }
 
-func (f *fake) StartCheck(ctx context.Context, name string, events func(agent.Event)) (*job.Job, error) {
-	return f.gate.Start(ctx, job.KindCheck, func(ctx context.Context, j *job.Job) (any, string) {
-		rep := f.check(ctx, name, tag(j, events))
+func (f *fake) StartCheck(ctx context.Context, name string, events func(progress.Event)) (*job.Job[report.CheckReport], error) {
+	return job.Start(&f.gate, ctx, job.KindCheck, func(ctx context.Context, j *job.Job[report.CheckReport]) (report.CheckReport, string) {
+		rep := f.check(ctx, name, tag(j.Handle, events))
 		return rep, rep.Status
+	}, func(p any) report.CheckReport {
+		return report.CheckReport{Status: report.StatusError, Error: job.PanicMessage(job.KindCheck, p)}.Normalize()
 	})
 }
 
-func (f *fake) StartUndo(ctx context.Context, runID string) (*job.Job, error) {
-	return f.gate.Start(ctx, job.KindUndo, func(context.Context, *job.Job) (any, string) {
+func (f *fake) StartUndo(ctx context.Context, runID string) (*job.Job[report.Undo], error) {
+	return job.Start(&f.gate, ctx, job.KindUndo, func(context.Context, *job.Job[report.Undo]) (report.Undo, string) {
 		rep := report.Undo{Status: report.StatusOK, RunID: runID, Workspace: f.env.Root}
 		return rep, rep.Status
+	}, func(p any) report.Undo {
+		return report.Undo{Status: report.StatusError, RunID: runID, Error: job.PanicMessage(job.KindUndo, p)}.Normalize()
 	})
 }
 
 func (f *fake) CancelAll() int                { return f.gate.CancelAll() }
 func (f *fake) Wait(ctx context.Context) bool { return f.gate.Wait(ctx) }
 
-func (f *fake) run(ctx context.Context, task string, events func(agent.Event)) report.Run {
+func (f *fake) run(ctx context.Context, task string, events func(progress.Event)) report.Run {
 	start := time.Now()
 	rep := report.Run{
 		Status: report.StatusOK, Task: task, RunID: fmt.Sprintf("run-%d", start.UnixNano()),
 		Workspace: f.env.Root, StartedAt: start.UTC().Format(time.RFC3339),
 		Summary: "fake run",
 	}
-	events(agent.Event{Kind: agent.EventRunStart, Time: start, RunID: rep.RunID, Message: task})
+	events(progress.Event{Kind: progress.RunStart, Time: start, RunID: rep.RunID, Message: task})
 	fields := strings.Fields(task)
 	switch {
 	case len(fields) >= 2 && fields[0] == "write":
 		path, content := fields[1], strings.Join(fields[2:], " ")+"\n"
-		events(agent.Event{Kind: agent.EventToolStart, Time: time.Now(), RunID: rep.RunID, Role: "coder", Tool: "file_write", Message: path})
+		events(progress.Event{Kind: progress.ToolStart, Time: time.Now(), RunID: rep.RunID, Role: "coder", Tool: "file_write", Message: path})
 		status := report.StatusOK
 		if _, err := f.env.FS.Read(ctx, path, 0); err != nil && !isNotFound(err) {
 			rep.Status, rep.Error, status = report.StatusError, err.Error(), report.StatusError
@@ -172,7 +178,7 @@ func (f *fake) run(ctx context.Context, task string, events func(agent.Event)) r
 		} else {
 			rep.ChangedFiles = append(rep.ChangedFiles, path)
 		}
-		events(agent.Event{Kind: agent.EventToolEnd, Time: time.Now(), RunID: rep.RunID, Role: "coder", Tool: "file_write", Status: status, Error: rep.Error})
+		events(progress.Event{Kind: progress.ToolEnd, Time: time.Now(), RunID: rep.RunID, Role: "coder", Tool: "file_write", Status: status, Error: rep.Error})
 	case len(fields) == 1 && fields[0] == "wait":
 		<-ctx.Done()
 		rep.Status, rep.Reason = report.StatusCancelled, "cancelled"
@@ -180,7 +186,7 @@ func (f *fake) run(ctx context.Context, task string, events func(agent.Event)) r
 		panic("fake runtime panic")
 	}
 	rep.DurationMS = time.Since(start).Milliseconds()
-	events(agent.Event{Kind: agent.EventRunEnd, Time: time.Now(), RunID: rep.RunID, Status: rep.Status, Report: &rep})
+	events(progress.Event{Kind: progress.RunEnd, Time: time.Now(), RunID: rep.RunID, Status: rep.Status, Report: &rep})
 	f.mu.Lock()
 	f.last = &rep
 	f.mu.Unlock()
@@ -191,12 +197,12 @@ func isNotFound(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "no such file") || errors.Is(err, bufferfs.ErrNotFound))
 }
 
-func (f *fake) check(_ context.Context, name string, events func(agent.Event)) report.CheckReport {
+func (f *fake) check(_ context.Context, name string, events func(progress.Event)) report.CheckReport {
 	if name == "" {
 		name = "tests"
 	}
-	events(agent.Event{Kind: agent.EventCheckStart, Time: time.Now(), Check: name})
-	events(agent.Event{Kind: agent.EventCheckEnd, Time: time.Now(), Check: name, Status: report.StatusOK})
+	events(progress.Event{Kind: progress.CheckStart, Time: time.Now(), Check: name})
+	events(progress.Event{Kind: progress.CheckEnd, Time: time.Now(), Check: name, Status: report.StatusOK})
 	return report.CheckReport{
 		Status: report.StatusOK, Verified: true, Reason: "fake check",
 		Checks: []report.CheckResult{{Name: name, Source: report.SourceCheck, Required: true, Status: report.StatusOK}},

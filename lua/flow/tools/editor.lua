@@ -1,5 +1,5 @@
 -- Editor tools of the editor tool module: editor_context (freshness API
--- v1, SPEC §12.4), editor_diagnostics (vim.diagnostic), editor_symbols and
+-- v1, doc/design.md §11.7), editor_diagnostics (vim.diagnostic), editor_symbols and
 -- editor_references (attached LSP clients only, bounded time).
 
 local ws = require("flow.tools.workspace")

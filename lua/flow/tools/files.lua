@@ -1,5 +1,5 @@
 -- Buffer-aware file tools of the editor tool module: file_read,
--- file_write and file_list (SPEC §12.3). Reads prefer a loaded buffer, so
+-- file_write and file_list (doc/design.md §11.6). Reads prefer a loaded buffer, so
 -- unsaved edits are included; writes never clobber a buffer with unsaved
 -- changes, are atomic on disk, and reload every loaded buffer for the path
 -- so that it is unmodified, shows the new text and keeps its undo history.
@@ -13,7 +13,7 @@ local api = vim.api
 
 local M = {}
 
--- Protected names at the workspace root (SPEC §4): the workspace's own
+-- Protected names at the workspace root (doc/design.md §3): the workspace's own
 -- configuration files are never written by a tool.
 local protected = { ["config.toml"] = true, [".flow.toml"] = true }
 

@@ -1,6 +1,6 @@
 -- Workspace state of the editor tool module: the root, trust, the observed
 -- paths, path rules, the buffer ↔ path mapping, disk records and the
--- freshness snapshot (SPEC §12.4). Works on Neovim 0.7.2 (vim.loop only).
+-- freshness snapshot (doc/design.md §11.7). Works on Neovim 0.7.2 (vim.loop only).
 
 local uv = vim.loop
 local sha256 = require("flow.tools.sha256")
@@ -20,7 +20,7 @@ local close = sysio.available and sysio.close or uv.fs_close
 
 local M = {}
 
---- Largest file read or written through the module (SPEC §16).
+--- Largest file read or written through the module (doc/design.md §15).
 M.max_bytes = 262144
 
 ---@class flow.tools.State

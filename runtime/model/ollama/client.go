@@ -3,7 +3,7 @@
 // OpenAI-compatible chat endpoint (POST /v1/chat/completions, SSE streaming)
 // that Ollama, llama.cpp's llama-server, vLLM and LM Studio serve.
 //
-// The client is deliberately narrow (SPEC §10): it talks only to the
+// The client is deliberately narrow (doc/design.md §7): it talks only to the
 // configured origin, which must be a loopback address unless remote hosts are
 // allowed; it never follows redirects, ignores proxy environment variables,
 // sends no API key, never retries, bounds every call by a timeout and every
@@ -30,7 +30,7 @@ const (
 	apiOpenAI = "openai"
 )
 
-// maxResponseBytes caps every response body (SPEC §16).
+// maxResponseBytes caps every response body (doc/design.md §15).
 const maxResponseBytes = 2 << 20
 
 // maxCompletionTokens caps every reply (num_predict, max_tokens): a model

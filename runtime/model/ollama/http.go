@@ -10,7 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"syscall"
-	"unicode/utf8"
+
+	"flow/internal/text"
 )
 
 // do sends one request and returns the response when its status is 2xx.
@@ -125,7 +126,7 @@ func errorText(body []byte) string {
 	if msg := errorField(body); msg != "" {
 		return msg
 	}
-	return shorten(strings.TrimSpace(string(body)), 300)
+	return text.Clip(strings.TrimSpace(string(body)), 300)
 }
 
 // errorField returns the message of a JSON object's "error" member, or ""
@@ -159,16 +160,5 @@ func rawErrorText(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &o) == nil && o.Message != "" {
 		return o.Message
 	}
-	return shorten(string(raw), 300)
-}
-
-// shorten cuts s to at most n bytes on a rune boundary, marking the cut.
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "..."
+	return text.Clip(string(raw), 300)
 }

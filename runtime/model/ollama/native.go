@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"flow/internal/text"
 	"flow/runtime/model"
 )
 
@@ -115,7 +116,7 @@ func (c *Client) chatNative(ctx context.Context, req model.Request) (model.Respo
 		}
 		var ch nativeChunk
 		if err := json.Unmarshal(line, &ch); err != nil {
-			return model.Response{}, fmt.Errorf("ollama: %s: invalid stream line %q: %w", op, shorten(string(line), 200), err)
+			return model.Response{}, fmt.Errorf("ollama: %s: invalid stream line %q: %w", op, text.Clip(string(line), 200), err)
 		}
 		if msg := rawErrorText(ch.Error); msg != "" {
 			return model.Response{}, fmt.Errorf("ollama: %s", msg)

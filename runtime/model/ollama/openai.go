@@ -10,6 +10,7 @@ import (
 	"mime"
 	"strings"
 
+	"flow/internal/text"
 	"flow/runtime/model"
 )
 
@@ -269,7 +270,7 @@ var errLooping = errors.New("the reply repeats itself")
 func (a *openaiAccumulator) add(op string, data []byte, streamed bool) error {
 	var ch openaiChunk
 	if err := json.Unmarshal(data, &ch); err != nil {
-		return fmt.Errorf("ollama: %s: invalid response chunk %q: %w", op, shorten(string(data), 200), err)
+		return fmt.Errorf("ollama: %s: invalid response chunk %q: %w", op, text.Clip(string(data), 200), err)
 	}
 	if msg := rawErrorText(ch.Error); msg != "" {
 		return fmt.Errorf("ollama: %s", msg)

@@ -12,6 +12,7 @@ import (
 	"io"
 	"strings"
 
+	"flow/internal/text"
 	"flow/runtime/diff"
 	"flow/runtime/report"
 )
@@ -147,19 +148,6 @@ func (p *printer) indent(prefix, text string) {
 	}
 }
 
-// tail returns the last n lines of s, and how many were left out.
-func tail(s string, n int) (string, int) {
-	s = strings.TrimRight(s, "\n")
-	if s == "" {
-		return "", 0
-	}
-	lines := strings.Split(s, "\n")
-	if len(lines) <= n {
-		return s, 0
-	}
-	return strings.Join(lines[len(lines)-n:], "\n"), len(lines) - n
-}
-
 func seconds(ms int64) string {
 	switch {
 	case ms < 1000:
@@ -170,16 +158,9 @@ func seconds(ms int64) string {
 	return fmt.Sprintf("%dm%02ds", ms/60000, ms/1000%60)
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // colorDiff renders a file's diff, bounded to the option's lines.
-func (p *printer) colorDiff(text string) {
-	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+func (p *printer) colorDiff(d string) {
+	lines := strings.Split(strings.TrimRight(d, "\n"), "\n")
 	cut := 0
 	if len(lines) > p.opts.DiffLines {
 		cut = len(lines) - p.opts.DiffLines
@@ -191,6 +172,6 @@ func (p *printer) colorDiff(text string) {
 	}
 	p.indent("    ", body)
 	if cut > 0 {
-		p.line("    %s", p.style(dim, fmt.Sprintf("… %s more in the report's diff", plural(cut, "line", "lines"))))
+		p.line("    %s", p.style(dim, fmt.Sprintf("… %s more in the report's diff", text.Count(cut, "line"))))
 	}
 }

@@ -3,6 +3,8 @@ package human
 import (
 	"fmt"
 	"strings"
+
+	"flow/internal/text"
 )
 
 func (p *printer) run(r runView) {
@@ -16,15 +18,15 @@ func (p *printer) run(r runView) {
 		p.line("  %s", why)
 	}
 	if r.Task != "" {
-		p.line("  %s %s", p.style(dim, "task:"), firstLine(r.Task, 200))
+		p.line("  %s %s", p.style(dim, "task:"), text.FirstLine(r.Task, 200))
 	}
 	p.checks(r.Checks)
 	p.changes(r.ChangedFiles, r.Diffs)
 	p.roles(r.Roles)
 	p.blank()
 	p.line("%s", p.style(dim, fmt.Sprintf("%s, %s, %s · %d prompt + %d completion tokens",
-		plural(r.Cycles, "cycle", "cycles"), plural(r.ModelCalls, "model call", "model calls"),
-		plural(r.ToolCalls, "tool call", "tool calls"), r.Usage.PromptTokens, r.Usage.CompletionTokens)))
+		text.Count(r.Cycles, "cycle"), text.Count(r.ModelCalls, "model call"),
+		text.Count(r.ToolCalls, "tool call"), r.Usage.PromptTokens, r.Usage.CompletionTokens)))
 	if len(r.ChangedFiles) > 0 && r.RunID != "" {
 		p.line("%s", p.style(dim, "undo with: flow undo "+r.RunID))
 	}
@@ -54,17 +56,6 @@ func reason(status, why, err string) string {
 		return ""
 	}
 	return why
-}
-
-func firstLine(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] + " …"
-	}
-	if r := []rune(s); len(r) > n {
-		s = string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // checks lists check results, with the tail of each failing one's output.
@@ -103,14 +94,14 @@ func (p *printer) checks(cs []checkResult) {
 			}
 			out += s
 		}
-		text, cut := tail(out, p.opts.TailLines)
-		if text == "" {
+		last, cut := text.LastLines(out, p.opts.TailLines)
+		if last == "" {
 			continue
 		}
 		if cut > 0 || c.StdoutTruncated {
 			p.line("      %s", p.style(dim, "… (last lines of the output)"))
 		}
-		p.indent("      ", text)
+		p.indent("      ", last)
 	}
 }
 
@@ -161,7 +152,7 @@ func (p *printer) roles(rs []role) {
 	}
 	p.heading("roles")
 	for _, r := range rs {
-		s := fmt.Sprintf("  %s %-8s %s  %s", p.mark(r.Status), r.Role, p.statusWord(r.Status), p.style(dim, plural(r.Turns, "turn", "turns")))
+		s := fmt.Sprintf("  %s %-8s %s  %s", p.mark(r.Status), r.Role, p.statusWord(r.Status), p.style(dim, text.Count(r.Turns, "turn")))
 		if r.Approved != nil {
 			if *r.Approved {
 				s += " · approved"
@@ -171,17 +162,17 @@ func (p *printer) roles(rs []role) {
 		}
 		p.line("%s", s)
 		if r.Error != "" {
-			p.line("      %s", firstLine(r.Error, 300))
+			p.line("      %s", text.FirstLine(r.Error, 300))
 		}
 		if r.Role == "reviewer" && r.Summary != "" {
-			p.line("      %s", firstLine(r.Summary, 300))
+			p.line("      %s", text.FirstLine(r.Summary, 300))
 		}
 		for i, is := range r.Issues {
 			if i == 3 {
 				p.line("      %s", p.style(dim, fmt.Sprintf("… %d more issues", len(r.Issues)-3)))
 				break
 			}
-			p.line("      - %s", firstLine(is, 200))
+			p.line("      - %s", text.FirstLine(is, 200))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"flow/internal/text"
 	"flow/runtime/report"
 )
 
@@ -31,7 +32,7 @@ func (p *printer) status(r report.Status) {
 	}
 	editor := "none"
 	if r.Editor.Attached {
-		editor = fmt.Sprintf("attached (%s, %s)", r.Editor.Status, plural(len(r.Editor.Tools), "tool", "tools"))
+		editor = fmt.Sprintf("attached (%s, %s)", r.Editor.Status, text.Count(len(r.Editor.Tools), "tool"))
 	}
 	if r.Editor.Error != nil && *r.Editor.Error != "" && r.Editor.Attached {
 		editor += " — " + *r.Editor.Error
@@ -68,7 +69,7 @@ func (p *printer) status(r report.Status) {
 		}
 		p.line("  %s %s · %s · %s", p.mark(lr.Status), lr.RunID, p.statusWord(lr.Status), verdict)
 		if lr.Task != "" {
-			p.line("    %s", firstLine(lr.Task, 200))
+			p.line("    %s", text.FirstLine(lr.Task, 200))
 		}
 	}
 }
@@ -95,7 +96,7 @@ func (p *printer) tasks(t statusTasks) {
 	if r := t.Tasks.Running; r != nil {
 		p.line("  %s running: %s %s since %s", p.mark("working"), shortID(r.ID), r.Tool, r.CreatedAt)
 		if r.Message != "" {
-			p.line("      %s", firstLine(r.Message, 200))
+			p.line("      %s", text.FirstLine(r.Message, 200))
 		}
 	}
 	for _, x := range t.Tasks.Recent {

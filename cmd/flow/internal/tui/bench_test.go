@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
+	"flow/runtime/progress"
 
-	"flow/runtime/agent"
+	tea "charm.land/bubbletea/v2"
 )
 
 // BenchmarkEventIntoLongLog measures one progress event arriving when the
@@ -21,9 +21,9 @@ func BenchmarkEventIntoLongLog(b *testing.B) {
 		m.appendLines(logLine{text: fmt.Sprintf("coder  file_read src/file%d.go  ok  3ms", i)})
 	}
 	m.job = &shownJob{id: 1, kind: "run", queue: newQueue()}
-	evs := []agent.Event{
-		{Kind: agent.EventToolEnd, Role: "coder", Tool: "file_read", Message: "main.go", Status: "ok", DurationMS: 3},
-		{Kind: agent.EventModelDelta, Role: "coder", Turn: 1, Message: "streamed text\nand more "},
+	evs := []progress.Event{
+		{Kind: progress.ToolEnd, Role: "coder", Tool: "file_read", Message: "main.go", Status: "ok", DurationMS: 3},
+		{Kind: progress.ModelDelta, Role: "coder", Turn: 1, Message: "streamed text\nand more "},
 	}
 	b.ResetTimer()
 	for i := range b.N {

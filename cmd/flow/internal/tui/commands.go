@@ -11,9 +11,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"flow/runtime/agent"
 	"flow/runtime/job"
 	"flow/runtime/model"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 )
 
@@ -258,17 +258,17 @@ func (m *ui) chooseModel(msg modelChosenMsg) {
 // startRun starts task as a runtime job.
 func (m *ui) startRun(task string) tea.Cmd {
 	rt := m.rt
-	return m.startJob(job.KindRun, func(ctx context.Context, emit func(agent.Event)) (*job.Job, error) {
+	return startJob(m, job.KindRun, func(ctx context.Context, emit func(progress.Event)) (*job.Job[report.Run], error) {
 		return rt.StartRun(ctx, task, emit)
-	}, func(rep any) tea.Msg { return runDoneMsg{report: rep.(report.Run)} })
+	}, func(rep report.Run) tea.Msg { return runDoneMsg{report: rep} })
 }
 
 // startCheck starts `/check [name]` as a runtime job.
 func (m *ui) startCheck(name string) tea.Cmd {
 	rt := m.rt
-	return m.startJob(job.KindCheck, func(ctx context.Context, emit func(agent.Event)) (*job.Job, error) {
+	return startJob(m, job.KindCheck, func(ctx context.Context, emit func(progress.Event)) (*job.Job[report.CheckReport], error) {
 		return rt.StartCheck(ctx, name, emit)
-	}, func(rep any) tea.Msg { return checkDoneMsg{report: rep.(report.CheckReport)} })
+	}, func(rep report.CheckReport) tea.Msg { return checkDoneMsg{report: rep} })
 }
 
 // startUndo starts `/undo [run]` as a runtime job.
@@ -279,21 +279,21 @@ func (m *ui) startUndo(runID string) tea.Cmd {
 		m.appendLines(undoLines(report.Undo{}, err)...)
 		return nil
 	}
-	return m.startJob(job.KindUndo, func(context.Context, func(agent.Event)) (*job.Job, error) {
+	return startJob(m, job.KindUndo, func(context.Context, func(progress.Event)) (*job.Job[report.Undo], error) {
 		return j, err
-	}, func(rep any) tea.Msg { return undoDoneMsg{report: rep.(report.Undo)} })
+	}, func(rep report.Undo) tea.Msg { return undoDoneMsg{report: rep} })
 }
 
 // startJob starts a runtime job and returns the command that delivers its
 // events and result; when the runtime refuses (busy), it shows why.
-func (m *ui) startJob(kind string, start func(ctx context.Context, emit func(agent.Event)) (*job.Job, error), result func(any) tea.Msg) tea.Cmd {
+func startJob[R any](m *ui, kind string, start func(ctx context.Context, emit func(progress.Event)) (*job.Job[R], error), result func(R) tea.Msg) tea.Cmd {
 	q := newQueue()
-	j, err := start(m.ctx, func(e agent.Event) { q.push(e) })
+	j, err := start(m.ctx, func(e progress.Event) { q.push(e) })
 	if err != nil {
 		m.appendLines(errorLine(err.Error()))
 		return nil
 	}
-	m.job = &shownJob{id: j.ID, kind: kind, job: j, queue: q, shown: shown{diffs: map[string]bool{}}, start: m.now()}
+	m.job = &shownJob{id: j.ID, kind: kind, job: j.Handle, queue: q, shown: shown{diffs: map[string]bool{}}, start: m.now()}
 	m.step, m.role = step{kind + " in progress", m.job.start}, step{}
 	go forward(j, q, result)
 	return tea.Batch(waitJob(j.ID, q), m.spin.Tick)

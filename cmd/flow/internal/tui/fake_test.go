@@ -5,9 +5,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"flow/runtime/agent"
 	"flow/runtime/job"
 	"flow/runtime/model"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 )
 
@@ -19,7 +19,7 @@ import (
 type fakeRuntime struct {
 	jobs job.Gate
 
-	events []agent.Event
+	events []progress.Event
 	report report.Run
 
 	gate      chan struct{} // non-nil: Run waits on it after emitting
@@ -47,37 +47,43 @@ func newFake() *fakeRuntime {
 	return &fakeRuntime{emitted: make(chan struct{}), cancelled: make(chan struct{})}
 }
 
-func (f *fakeRuntime) StartRun(ctx context.Context, task string, events func(agent.Event)) (*job.Job, error) {
-	return f.jobs.Start(ctx, job.KindRun, func(ctx context.Context, _ *job.Job) (any, string) {
+func (f *fakeRuntime) StartRun(ctx context.Context, task string, events func(progress.Event)) (*job.Job[report.Run], error) {
+	return job.Start(&f.jobs, ctx, job.KindRun, func(ctx context.Context, _ *job.Job[report.Run]) (report.Run, string) {
 		rep := f.Run(ctx, task, events)
 		return rep, rep.Status
+	}, func(p any) report.Run {
+		return report.Run{Status: report.StatusError, Error: job.PanicMessage(job.KindRun, p)}
 	})
 }
 
-func (f *fakeRuntime) StartCheck(ctx context.Context, name string, events func(agent.Event)) (*job.Job, error) {
-	return f.jobs.Start(ctx, job.KindCheck, func(ctx context.Context, _ *job.Job) (any, string) {
+func (f *fakeRuntime) StartCheck(ctx context.Context, name string, events func(progress.Event)) (*job.Job[report.CheckReport], error) {
+	return job.Start(&f.jobs, ctx, job.KindCheck, func(ctx context.Context, _ *job.Job[report.CheckReport]) (report.CheckReport, string) {
 		rep := f.Check(ctx, name, events)
 		return rep, rep.Status
+	}, func(p any) report.CheckReport {
+		return report.CheckReport{Status: report.StatusError, Error: job.PanicMessage(job.KindCheck, p)}
 	})
 }
 
-func (f *fakeRuntime) StartUndo(ctx context.Context, runID string) (*job.Job, error) {
+func (f *fakeRuntime) StartUndo(ctx context.Context, runID string) (*job.Job[report.Undo], error) {
 	if f.jobs.Busy() == nil && f.undoErr != nil {
 		f.mu.Lock()
 		f.undos = append(f.undos, runID)
 		f.mu.Unlock()
 		return nil, f.undoErr
 	}
-	return f.jobs.Start(ctx, job.KindUndo, func(ctx context.Context, _ *job.Job) (any, string) {
+	return job.Start(&f.jobs, ctx, job.KindUndo, func(ctx context.Context, _ *job.Job[report.Undo]) (report.Undo, string) {
 		rep := f.Undo(ctx, runID)
 		return rep, rep.Status
+	}, func(p any) report.Undo {
+		return report.Undo{Status: report.StatusError, Error: job.PanicMessage(job.KindUndo, p)}
 	})
 }
 
 func (f *fakeRuntime) Wait(ctx context.Context) bool { return f.jobs.Wait(ctx) }
 func (f *fakeRuntime) Busy() error                   { return f.jobs.Busy() }
 
-func (f *fakeRuntime) Run(ctx context.Context, task string, events func(agent.Event)) report.Run {
+func (f *fakeRuntime) Run(ctx context.Context, task string, events func(progress.Event)) report.Run {
 	defer f.returned.Store(true)
 	f.mu.Lock()
 	f.tasks = append(f.tasks, task)
@@ -109,14 +115,14 @@ func (f *fakeRuntime) Run(ctx context.Context, task string, events func(agent.Ev
 	return rep
 }
 
-func (f *fakeRuntime) Check(ctx context.Context, name string, events func(agent.Event)) report.CheckReport {
+func (f *fakeRuntime) Check(ctx context.Context, name string, events func(progress.Event)) report.CheckReport {
 	f.mu.Lock()
 	f.checks = append(f.checks, name)
 	f.mu.Unlock()
 	if events != nil {
 		for _, c := range f.checkReport.Checks {
-			events(agent.Event{Kind: agent.EventCheckStart, Check: c.Name})
-			events(agent.Event{Kind: agent.EventCheckEnd, Check: c.Name, Status: c.Status, DurationMS: c.DurationMS})
+			events(progress.Event{Kind: progress.CheckStart, Check: c.Name})
+			events(progress.Event{Kind: progress.CheckEnd, Check: c.Name, Status: c.Status, DurationMS: c.DurationMS})
 		}
 	}
 	return f.checkReport

@@ -15,7 +15,7 @@ import (
 type shownJob struct {
 	id         int64
 	kind       string // "run", "check" or "undo"
-	job        *job.Job
+	job        *job.Handle
 	queue      *queue
 	cancelling bool
 	shown      shown     // what the log already shows of the job's results
@@ -116,7 +116,7 @@ type jobFailedMsg struct {
 // forward pushes j's result to q once the job has returned, and closes q:
 // result turns the report into its message; a panicking job becomes a
 // jobFailedMsg rather than a crash with the terminal in raw mode.
-func forward(j *job.Job, q *queue, result func(report any) tea.Msg) {
+func forward[R any](j *job.Job[R], q *queue, result func(report R) tea.Msg) {
 	defer q.close()
 	rep, _ := j.Result()
 	if p := j.Panic(); p != nil {

@@ -120,7 +120,7 @@ func readLines(in io.Reader, lines chan<- inputLine, stop <-chan struct{}) {
 // waitFor waits for a job started by the line mode and returns its report;
 // a job the runtime refused is answered with its status and sentence, a
 // job that panicked with an error answer.
-func waitFor(j *job.Job, err error) any {
+func waitFor[R any](j *job.Job[R], err error) any {
 	if err != nil {
 		status := report.StatusError
 		if errors.Is(err, job.ErrBusy) {

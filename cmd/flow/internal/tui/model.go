@@ -10,7 +10,8 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"flow/runtime/agent"
+	"flow/internal/text"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 )
 
@@ -293,7 +294,7 @@ func (m *ui) handleJob(msg jobMsg) tea.Cmd {
 	done := false
 	for _, item := range msg.items {
 		switch it := item.(type) {
-		case agent.Event:
+		case progress.Event:
 			m.addEvent(it)
 		case runDoneMsg:
 			m.appendLines(runSummaryLines(it.report, j.shown)...)
@@ -338,9 +339,9 @@ type (
 
 // addEvent renders one progress event; an end event replaces the line of
 // its start event when that is still in the log.
-func (m *ui) addEvent(e agent.Event) {
+func (m *ui) addEvent(e progress.Event) {
 	m.track(e)
-	if e.Kind == agent.EventModelDelta {
+	if e.Kind == progress.ModelDelta {
 		m.addDelta(e)
 		return
 	}
@@ -349,16 +350,16 @@ func (m *ui) addEvent(e agent.Event) {
 		return
 	}
 	switch e.Kind {
-	case agent.EventToolStart, agent.EventCheckStart, agent.EventModelTurn:
+	case progress.ToolStart, progress.CheckStart, progress.ModelTurn:
 		m.pending[key] = m.end()
 		m.appendLines(line)
 		return
-	case agent.EventModelReply:
+	case progress.ModelReply:
 		m.stream = nil
 	}
 	replaced := false
 	switch e.Kind {
-	case agent.EventToolEnd, agent.EventCheckEnd, agent.EventModelReply:
+	case progress.ToolEnd, progress.CheckEnd, progress.ModelReply:
 		if n, found := m.pending[key]; found {
 			delete(m.pending, key)
 			if l := m.line(n); l != nil {
@@ -382,20 +383,20 @@ type step struct {
 }
 
 // track follows the job's current step for the hint line.
-func (m *ui) track(e agent.Event) {
+func (m *ui) track(e progress.Event) {
 	now := m.now()
 	switch e.Kind {
-	case agent.EventRoleStart:
+	case progress.RoleStart:
 		m.role = step{e.Role, now}
 		m.step = m.role
-	case agent.EventModelTurn:
+	case progress.ModelTurn:
 		m.step = step{fmt.Sprintf("%s turn %d", e.Role, e.Turn), now}
-	case agent.EventToolStart:
-		m.step = step{strings.TrimSpace(e.Role + " " + e.Tool + " " + oneLine(e.Message, eventDetailWidth)), now}
-	case agent.EventCheckStart:
+	case progress.ToolStart:
+		m.step = step{strings.TrimSpace(e.Role + " " + e.Tool + " " + text.OneLine(e.Message, eventDetailWidth)), now}
+	case progress.CheckStart:
 		m.step = step{"check " + e.Check, now}
-	case agent.EventToolEnd, agent.EventCheckEnd, agent.EventModelReply, agent.EventRoleEnd:
-		if e.Kind == agent.EventRoleEnd {
+	case progress.ToolEnd, progress.CheckEnd, progress.ModelReply, progress.RoleEnd:
+		if e.Kind == progress.RoleEnd {
 			m.role = step{}
 		}
 		m.step = m.role
@@ -422,7 +423,7 @@ type stream struct {
 
 // addDelta appends a chunk of the model's text: the last line grows in
 // place, each newline starts a line.
-func (m *ui) addDelta(e agent.Event) {
+func (m *ui) addDelta(e progress.Event) {
 	key := fmt.Sprintf("turn/%s/%d", e.Role, e.Turn)
 	if m.stream == nil || m.stream.key != key {
 		m.stream = &stream{key: key, last: -1}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"flow/runtime/agent"
 	"flow/runtime/model"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 )
 
@@ -76,18 +76,18 @@ func TestStatusRendering(t *testing.T) {
 // runScript is a run with a tool call, a failing check, a rejecting
 // reviewer and one changed file.
 func runScript(rt *fakeRuntime) {
-	rt.events = []agent.Event{
-		{Kind: agent.EventRunStart, RunID: "r-42", Message: "fix the bug"},
-		{Kind: agent.EventRoleEnd, Role: "planner", Status: "skipped", Message: "the coder has every file"},
-		{Kind: agent.EventRoleStart, Role: "coder", Message: "qwen3"},
-		{Kind: agent.EventModelTurn, Role: "coder", Turn: 1},
-		{Kind: agent.EventModelReply, Role: "coder", Turn: 1, Status: "ok", DurationMS: 800},
-		{Kind: agent.EventToolStart, Role: "coder", Turn: 1, Tool: "file_edit", ToolCallID: "c1", Message: "main.go"},
-		{Kind: agent.EventToolEnd, Role: "coder", Turn: 1, Tool: "file_edit", ToolCallID: "c1", Message: "main.go", Status: "ok", DurationMS: 3},
-		{Kind: agent.EventRoleEnd, Role: "coder", Status: "ok", Turn: 2, DurationMS: 2500},
-		{Kind: agent.EventCheckStart, Role: agent.PhaseVerification, Check: "go-test"},
-		{Kind: agent.EventCheckEnd, Role: agent.PhaseVerification, Check: "go-test", Status: "failed", DurationMS: 1200},
-		{Kind: agent.EventVerification, Role: agent.PhaseVerification, Status: "failed",
+	rt.events = []progress.Event{
+		{Kind: progress.RunStart, RunID: "r-42", Message: "fix the bug"},
+		{Kind: progress.RoleEnd, Role: "planner", Status: "skipped", Message: "the coder has every file"},
+		{Kind: progress.RoleStart, Role: "coder", Message: "qwen3"},
+		{Kind: progress.ModelTurn, Role: "coder", Turn: 1},
+		{Kind: progress.ModelReply, Role: "coder", Turn: 1, Status: "ok", DurationMS: 800},
+		{Kind: progress.ToolStart, Role: "coder", Turn: 1, Tool: "file_edit", ToolCallID: "c1", Message: "main.go"},
+		{Kind: progress.ToolEnd, Role: "coder", Turn: 1, Tool: "file_edit", ToolCallID: "c1", Message: "main.go", Status: "ok", DurationMS: 3},
+		{Kind: progress.RoleEnd, Role: "coder", Status: "ok", Turn: 2, DurationMS: 2500},
+		{Kind: progress.CheckStart, Role: progress.PhaseVerification, Check: "go-test"},
+		{Kind: progress.CheckEnd, Role: progress.PhaseVerification, Check: "go-test", Status: "failed", DurationMS: 1200},
+		{Kind: progress.Verification, Role: progress.PhaseVerification, Status: "failed",
 			Verification: &report.Verification{Status: "failed", Reason: "required check go-test failed"}},
 	}
 	one, no := 1, false
@@ -161,7 +161,7 @@ func TestRunSummaryVerified(t *testing.T) {
 
 func TestEventTextIsSanitised(t *testing.T) {
 	rt := newFake()
-	rt.events = []agent.Event{{Kind: agent.EventToolEnd, Role: "coder", Tool: "file_read", Message: "x\x1b[2Jy", Status: "ok"}}
+	rt.events = []progress.Event{{Kind: progress.ToolEnd, Role: "coder", Tool: "file_read", Message: "x\x1b[2Jy", Status: "ok"}}
 	rt.report = report.Run{Status: "error", Error: "bad\x1b]0;pwned\x07"}
 	m := newTestUI(t, rt, testOptions)
 	settle(t, m, submit(m, "go"))
@@ -335,7 +335,7 @@ func TestUndoCommand(t *testing.T) {
 func TestCtrlCCancelsRun(t *testing.T) {
 	rt := newFake()
 	rt.gate = make(chan struct{})
-	rt.events = []agent.Event{{Kind: agent.EventToolStart, Role: "coder", Turn: 1, Tool: "file_read", ToolCallID: "c1", Message: "a.go"}}
+	rt.events = []progress.Event{{Kind: progress.ToolStart, Role: "coder", Turn: 1, Tool: "file_read", ToolCallID: "c1", Message: "a.go"}}
 	rt.report = report.Run{ChangedFiles: []string{"main.go"}}
 	m := newTestUI(t, rt, testOptions)
 	cmd := submit(m, "long task")

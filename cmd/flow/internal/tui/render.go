@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"flow/runtime/agent"
+	"flow/internal/text"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 )
 
@@ -25,7 +26,7 @@ const (
 // "coder  file_edit main.go  ok  3ms". key pairs a start event with its end
 // event; ok is false for events the log does not show (run_end: the run's
 // summary follows).
-func eventLine(e agent.Event) (line logLine, key string, ok bool) {
+func eventLine(e progress.Event) (line logLine, key string, ok bool) {
 	cols := func(kind lineKind, parts ...string) logLine {
 		var kept []string
 		for _, p := range parts {
@@ -39,38 +40,38 @@ func eventLine(e agent.Event) (line logLine, key string, ok bool) {
 		if e.Error == "" {
 			return ""
 		}
-		return "error: " + oneLine(e.Error, detailWidth)
+		return "error: " + text.OneLine(e.Error, detailWidth)
 	}
 	turnKey := fmt.Sprintf("turn/%s/%d", e.Role, e.Turn)
 	toolKey := fmt.Sprintf("tool/%s/%d/%s/%s", e.Role, e.Turn, e.ToolCallID, e.Tool)
 	tool := e.Tool
 	if e.Message != "" {
-		tool += " " + oneLine(e.Message, eventDetailWidth)
+		tool += " " + text.OneLine(e.Message, eventDetailWidth)
 	}
 	switch e.Kind {
-	case agent.EventRunStart:
+	case progress.RunStart:
 		return cols(lineDim, "run", "started", e.RunID), "", true
-	case agent.EventRunEnd:
+	case progress.RunEnd:
 		return logLine{}, "", false
-	case agent.EventRoleStart:
+	case progress.RoleStart:
 		return cols(lineHeading, e.Role, "start", e.Message), "", true
-	case agent.EventRoleEnd:
+	case progress.RoleEnd:
 		turns := ""
 		if e.Turn > 0 {
-			turns = plural(e.Turn, "turn")
+			turns = text.Count(e.Turn, "turn")
 		}
-		return cols(kindOfStatus(e.Status), e.Role, e.Status, turns, duration(e.DurationMS), oneLine(e.Message, detailWidth), problem()), "", true
-	case agent.EventModelTurn:
+		return cols(kindOfStatus(e.Status), e.Role, e.Status, turns, duration(e.DurationMS), text.OneLine(e.Message, detailWidth), problem()), "", true
+	case progress.ModelTurn:
 		return cols(lineDim, e.Role, fmt.Sprintf("turn %d", e.Turn), "…"), turnKey, true
-	case agent.EventModelReply:
+	case progress.ModelReply:
 		kind := lineDim
 		if e.Status != report.StatusOK {
 			kind = kindOfStatus(e.Status)
 		}
 		return cols(kind, e.Role, fmt.Sprintf("turn %d", e.Turn), e.Status, duration(e.DurationMS), problem()), turnKey, true
-	case agent.EventToolStart:
+	case progress.ToolStart:
 		return cols(lineDim, e.Role, tool, "…"), toolKey, true
-	case agent.EventToolEnd:
+	case progress.ToolEnd:
 		truncated := ""
 		if e.Truncated {
 			truncated = "truncated"
@@ -80,16 +81,16 @@ func eventLine(e agent.Event) (line logLine, key string, ok bool) {
 			kind = kindOfStatus(e.Status)
 		}
 		return cols(kind, e.Role, tool, e.Status, diffStat(e.Diff), duration(e.DurationMS), truncated, problem()), toolKey, true
-	case agent.EventCheckStart:
+	case progress.CheckStart:
 		return cols(lineDim, "check", e.Check, "…"), "check/" + e.Check, true
-	case agent.EventCheckEnd:
+	case progress.CheckEnd:
 		return cols(kindOfStatus(e.Status), "check", e.Check, e.Status, duration(e.DurationMS), problem()), "check/" + e.Check, true
-	case agent.EventVerification:
+	case progress.Verification:
 		detail := "not verified"
 		if v := e.Verification; v != nil && v.Verified {
 			detail = "verified"
 		} else if v != nil && v.Reason != "" {
-			detail = oneLine(v.Reason, detailWidth)
+			detail = text.OneLine(v.Reason, detailWidth)
 		}
 		return cols(kindOfStatus(e.Status), "verify", e.Status, detail), "", true
 	}
@@ -99,9 +100,9 @@ func eventLine(e agent.Event) (line logLine, key string, ok bool) {
 // eventDetailLines renders what follows an event's line: an edit's diff,
 // the output tail of the checks a verification found failing. It records
 // in shown what it rendered.
-func eventDetailLines(e agent.Event, sh *shown) []logLine {
+func eventDetailLines(e progress.Event, sh *shown) []logLine {
 	switch e.Kind {
-	case agent.EventToolEnd:
+	case progress.ToolEnd:
 		if e.Diff == nil || e.Status != report.StatusOK {
 			return nil
 		}
@@ -109,7 +110,7 @@ func eventDetailLines(e agent.Event, sh *shown) []logLine {
 			sh.diffs[e.Diff.Path] = true
 		}
 		return diffLines(*e.Diff, "    ")
-	case agent.EventVerification:
+	case progress.Verification:
 		v := e.Verification
 		if v == nil {
 			return nil
@@ -196,7 +197,7 @@ func runSummaryLines(r report.Run, sh shown) []logLine {
 	if r.Verified {
 		verified = "verified"
 	}
-	head := fmt.Sprintf("run %s · %s · %s", r.Status, verified, plural(len(r.ChangedFiles), "changed file"))
+	head := fmt.Sprintf("run %s · %s · %s", r.Status, verified, text.Count(len(r.ChangedFiles), "changed file"))
 	if d := duration(r.DurationMS); d != "" {
 		head += " · " + d
 	}
@@ -206,10 +207,10 @@ func runSummaryLines(r report.Run, sh shown) []logLine {
 	}
 	// The reason leads: it is what a person acts on.
 	if r.Reason != "" && (r.Status != report.StatusOK || !r.Verified) {
-		add(lineWarn, "reason", oneLine(r.Reason, detailWidth))
+		add(lineWarn, "reason", text.OneLine(r.Reason, detailWidth))
 	}
 	if r.Error != "" && r.Error != r.Reason {
-		add(lineError, "error", oneLine(r.Error, detailWidth))
+		add(lineError, "error", text.OneLine(r.Error, detailWidth))
 	}
 	for i, f := range r.ChangedFiles {
 		if i == maxListedFiles {
@@ -252,9 +253,9 @@ func runSummaryLines(r report.Run, sh shown) []logLine {
 		} else if a != nil {
 			verdict, kind = "rejected", lineError
 		}
-		add(kind, "reviewer", strings.TrimSpace(verdict+"  "+oneLine(reviewer.Summary, detailWidth)))
+		add(kind, "reviewer", strings.TrimSpace(verdict+"  "+text.OneLine(reviewer.Summary, detailWidth)))
 		for _, issue := range reviewer.Issues {
-			add(lineWarn, "issue", oneLine(issue, detailWidth))
+			add(lineWarn, "issue", text.OneLine(issue, detailWidth))
 		}
 	}
 	if s := strings.TrimSpace(r.Summary); s != "" && (reviewer == nil || s != strings.TrimSpace(reviewer.Summary)) {
@@ -281,7 +282,7 @@ func checkDetail(c report.CheckResult) string {
 		parts = append(parts, d)
 	}
 	if c.Error != "" {
-		parts = append(parts, "error: "+oneLine(c.Error, detailWidth))
+		parts = append(parts, "error: "+text.OneLine(c.Error, detailWidth))
 	}
 	return strings.Join(parts, "  ")
 }
@@ -301,10 +302,10 @@ func checkReportLines(r report.CheckReport) []logLine {
 		}
 	}
 	if r.Reason != "" && r.Status != report.StatusOK {
-		lines = append(lines, logLine{kind: lineWarn, text: "  reason  " + oneLine(r.Reason, detailWidth)})
+		lines = append(lines, logLine{kind: lineWarn, text: "  reason  " + text.OneLine(r.Reason, detailWidth)})
 	}
 	if r.Error != "" && r.Error != r.Reason {
-		lines = append(lines, logLine{kind: lineError, text: "  error  " + oneLine(r.Error, detailWidth)})
+		lines = append(lines, logLine{kind: lineError, text: "  error  " + text.OneLine(r.Error, detailWidth)})
 	}
 	return append(lines, logLine{})
 }
@@ -328,7 +329,7 @@ func undoLines(v report.Undo, err error) []logLine {
 		lines = append(lines, logLine{kind: kind, text: "  " + label + "  " + text})
 	}
 	if v.Message != "" {
-		add(lineText, "message", oneLine(v.Message, detailWidth))
+		add(lineText, "message", text.OneLine(v.Message, detailWidth))
 	}
 	diffOf := func(path string) *report.FileDiff {
 		for i := range v.Diffs {
@@ -355,10 +356,10 @@ func undoLines(v report.Undo, err error) []logLine {
 		}
 	}
 	for _, c := range v.Conflicts {
-		add(lineWarn, "conflict", c.Path+"  "+oneLine(c.Reason, detailWidth))
+		add(lineWarn, "conflict", c.Path+"  "+text.OneLine(c.Reason, detailWidth))
 	}
 	if v.Error != "" && v.Error != v.Message {
-		add(lineError, "error", oneLine(v.Error, detailWidth))
+		add(lineError, "error", text.OneLine(v.Error, detailWidth))
 	}
 	return append(lines, logLine{})
 }
@@ -405,10 +406,10 @@ func statusLines(st report.Status) []logLine {
 	add(lineText, "busy", busy)
 	add(lineText, "last run", lastRunText(st.LastReport))
 	for _, w := range st.Warnings {
-		add(lineWarn, "warning", oneLine(w, detailWidth))
+		add(lineWarn, "warning", text.OneLine(w, detailWidth))
 	}
 	if st.Error != "" {
-		add(lineError, "error", oneLine(st.Error, detailWidth))
+		add(lineError, "error", text.OneLine(st.Error, detailWidth))
 	}
 	return append(lines, logLine{})
 }
@@ -432,7 +433,7 @@ func lastRunText(last any) string {
 	if r.Verified {
 		verified = "verified"
 	}
-	return strings.Join(nonEmpty(r.Status, verified, oneLine(r.Task, eventDetailWidth), r.RunID), " · ")
+	return strings.Join(nonEmpty(r.Status, verified, text.OneLine(r.Task, eventDetailWidth), r.RunID), " · ")
 }
 
 // helpLines renders the answer of /help.
@@ -450,7 +451,7 @@ func helpLines() []logLine {
 
 // toolLines renders the answer of /tools.
 func toolLines(names []string) []logLine {
-	lines := []logLine{{kind: lineHeading, text: "tools  " + plural(len(names), "tool")}}
+	lines := []logLine{{kind: lineHeading, text: "tools  " + text.Count(len(names), "tool")}}
 	for _, n := range names {
 		lines = append(lines, logLine{kind: lineText, text: "  " + n})
 	}
@@ -459,7 +460,7 @@ func toolLines(names []string) []logLine {
 
 // modelLines renders the answer of /models, marking the models in use.
 func modelLines(names []string, inUse report.Models) []logLine {
-	lines := []logLine{{kind: lineHeading, text: "models  " + plural(len(names), "installed model")}}
+	lines := []logLine{{kind: lineHeading, text: "models  " + text.Count(len(names), "installed model")}}
 	for _, n := range names {
 		text := "  " + n
 		if n == inUse.Planner || n == inUse.Coder || n == inUse.Reviewer {

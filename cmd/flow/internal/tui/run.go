@@ -1,4 +1,4 @@
-// Package tui is flow's terminal front end (SPEC §14): a Bubble Tea program
+// Package tui is flow's terminal front end (doc/design.md §13): a Bubble Tea program
 // with a header (workspace, trust, models), a scrolling log that shows each
 // run live and an input line with history, plus a line mode for when stdin
 // or stdout is not a terminal, which answers every input line with exactly
@@ -19,10 +19,11 @@ import (
 	"flow/runtime/agent"
 	"flow/runtime/job"
 	"flow/runtime/model"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 )
 
-// Exit codes returned by [Run] (SPEC §3).
+// Exit codes returned by [Run] (doc/design.md §1.1).
 const (
 	ExitOK          = 0
 	ExitFailure     = 1
@@ -43,15 +44,15 @@ type Runtime interface {
 	// StartRun starts task; events, when non-nil, receives progress events
 	// synchronously (the TUI's sink never blocks). The result is a
 	// report.Run.
-	StartRun(ctx context.Context, task string, events func(agent.Event)) (*job.Job, error)
+	StartRun(ctx context.Context, task string, events func(progress.Event)) (*job.Job[report.Run], error)
 	// StartCheck starts the named check (every check when name is "");
 	// events receives check_start and check_end. The result is a
 	// report.CheckReport.
-	StartCheck(ctx context.Context, name string, events func(agent.Event)) (*job.Job, error)
+	StartCheck(ctx context.Context, name string, events func(progress.Event)) (*job.Job[report.CheckReport], error)
 	// StartUndo starts the undo of run runID (the workspace's last run when
 	// ""); the result is a report.Undo. An error matching
 	// ErrUndoUnavailable means there is no journal.
-	StartUndo(ctx context.Context, runID string) (*job.Job, error)
+	StartUndo(ctx context.Context, runID string) (*job.Job[report.Undo], error)
 	// Wait waits until every job has returned or ctx ends.
 	Wait(ctx context.Context) bool
 	// Busy returns the busy error while a job is in progress, else nil.

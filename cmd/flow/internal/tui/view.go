@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"flow/internal/text"
 	"flow/runtime/report"
 )
 
@@ -40,7 +41,7 @@ func warningsText(warnings []string) string {
 	}
 	short := make([]string, len(warnings))
 	for i, w := range warnings {
-		short[i] = sanitize(oneLine(w, detailWidth))
+		short[i] = sanitize(text.OneLine(w, detailWidth))
 	}
 	return "⚠ " + strings.Join(short, " · ")
 }
@@ -145,17 +146,6 @@ func sanitize(s string) string {
 	}, s)
 }
 
-// oneLine collapses whitespace runs to single spaces and cuts s to at most
-// n runes, marking the cut with "…".
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
 // block splits text into indented log lines, at most max of them.
 func block(text, indent string, limit int) []logLine {
 	all := strings.Split(strings.TrimRight(text, "\n"), "\n")
@@ -201,14 +191,6 @@ func duration(ms int64) string {
 		s := ms / 1000
 		return fmt.Sprintf("%dm%02ds", s/60, s%60)
 	}
-}
-
-// plural renders "1 changed file" or "2 changed files".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // modeText names the trust mode.

@@ -9,13 +9,13 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"flow/runtime/agent"
 	"flow/runtime/model"
+	"flow/runtime/progress"
 	"flow/runtime/report"
 )
 
 // feed delivers events to the model as one batch of a running job.
-func feed(m *ui, events ...agent.Event) {
+func feed(m *ui, events ...progress.Event) {
 	if m.job == nil {
 		m.job = &shownJob{id: 7, kind: "run", queue: newQueue(), shown: shown{diffs: map[string]bool{}}, start: m.now()}
 	}
@@ -84,7 +84,7 @@ func TestFooterFitsEightyColumns(t *testing.T) {
 		}
 	}
 	check("idle")
-	feed(m, agent.Event{Kind: agent.EventToolStart, Role: "coder", Tool: "file_edit", Message: strings.Repeat("very/long/path/", 10) + "main.go"})
+	feed(m, progress.Event{Kind: progress.ToolStart, Role: "coder", Tool: "file_edit", Message: strings.Repeat("very/long/path/", 10) + "main.go"})
 	check("long step")
 	if h := ansi.Strip(m.hint()); !strings.Contains(h, "Ctrl-C cancels") || !strings.Contains(h, "coder file_edit very/") {
 		t.Errorf("running footer = %q, want the step and Ctrl-C cancels", h)
@@ -108,15 +108,15 @@ func TestHintShowsStepAndElapsed(t *testing.T) {
 	now := t0
 	m.now = func() time.Time { return now }
 	feed(m,
-		agent.Event{Kind: agent.EventRoleStart, Role: "coder", Message: "qwen3"},
-		agent.Event{Kind: agent.EventToolStart, Role: "coder", Tool: "file_edit", ToolCallID: "c1", Message: "main.go"},
+		progress.Event{Kind: progress.RoleStart, Role: "coder", Message: "qwen3"},
+		progress.Event{Kind: progress.ToolStart, Role: "coder", Tool: "file_edit", ToolCallID: "c1", Message: "main.go"},
 	)
 	now = t0.Add(3200 * time.Millisecond)
 	hint := ansi.Strip(m.hint())
 	if !strings.Contains(hint, "coder file_edit main.go 3.2s") || !strings.Contains(hint, m.spin.Spinner.Frames[0]) {
 		t.Errorf("hint = %q, want the spinner, the tool call and 3.2s", hint)
 	}
-	feed(m, agent.Event{Kind: agent.EventToolEnd, Role: "coder", Tool: "file_edit", ToolCallID: "c1", Message: "main.go", Status: "ok"})
+	feed(m, progress.Event{Kind: progress.ToolEnd, Role: "coder", Tool: "file_edit", ToolCallID: "c1", Message: "main.go", Status: "ok"})
 	now = t0.Add(125 * time.Second)
 	if hint := ansi.Strip(m.hint()); !strings.Contains(hint, "coder 2m05s") {
 		t.Errorf("hint after the tool = %q, want the role and its elapsed time", hint)
@@ -137,18 +137,18 @@ func TestHintShowsStepAndElapsed(t *testing.T) {
 func TestStreamedTextAndDiff(t *testing.T) {
 	m := newTestUI(t, newFake(), testOptions)
 	feed(m,
-		agent.Event{Kind: agent.EventRoleStart, Role: "planner", Message: "qwen3"},
-		agent.Event{Kind: agent.EventModelTurn, Role: "planner", Turn: 1},
-		agent.Event{Kind: agent.EventModelDelta, Role: "planner", Turn: 1, Message: "\nPlan:\n1. Fix"},
+		progress.Event{Kind: progress.RoleStart, Role: "planner", Message: "qwen3"},
+		progress.Event{Kind: progress.ModelTurn, Role: "planner", Turn: 1},
+		progress.Event{Kind: progress.ModelDelta, Role: "planner", Turn: 1, Message: "\nPlan:\n1. Fix"},
 	)
 	assertContains(t, screen(m), "planner  turn 1  …\n  Plan:\n  1. Fix")
-	feed(m, agent.Event{Kind: agent.EventModelDelta, Role: "planner", Turn: 1, Message: " Add in calc.go\n2. Test"})
+	feed(m, progress.Event{Kind: progress.ModelDelta, Role: "planner", Turn: 1, Message: " Add in calc.go\n2. Test"})
 	assertContains(t, screen(m), "  Plan:\n  1. Fix Add in calc.go\n  2. Test")
 	diff := "--- a/calc.go\n+++ b/calc.go\n@@ -1,3 +1,3 @@\n package calc\n-func Add(a, b int) int { return a - b }\n+func Add(a, b int) int { return a + b }\n+\treturn\n"
 	feed(m,
-		agent.Event{Kind: agent.EventModelReply, Role: "planner", Turn: 1, Status: "ok", DurationMS: 900},
-		agent.Event{Kind: agent.EventToolStart, Role: "coder", Turn: 1, Tool: "file_edit", ToolCallID: "c1", Message: "calc.go"},
-		agent.Event{Kind: agent.EventToolEnd, Role: "coder", Turn: 1, Tool: "file_edit", ToolCallID: "c1", Message: "calc.go", Status: "ok",
+		progress.Event{Kind: progress.ModelReply, Role: "planner", Turn: 1, Status: "ok", DurationMS: 900},
+		progress.Event{Kind: progress.ToolStart, Role: "coder", Turn: 1, Tool: "file_edit", ToolCallID: "c1", Message: "calc.go"},
+		progress.Event{Kind: progress.ToolEnd, Role: "coder", Turn: 1, Tool: "file_edit", ToolCallID: "c1", Message: "calc.go", Status: "ok",
 			Diff: &report.FileDiff{Path: "calc.go", Change: report.ChangeModified, Added: 1, Removed: 1, Diff: diff}},
 	)
 	got := screen(m)
@@ -168,7 +168,7 @@ func TestStreamedTextAndDiff(t *testing.T) {
 	for i := range 100 {
 		fmt.Fprintf(&long, "+line %d\n", i)
 	}
-	feed(m, agent.Event{Kind: agent.EventToolEnd, Role: "coder", Turn: 2, Tool: "file_write", ToolCallID: "c2", Message: "big.go", Status: "ok",
+	feed(m, progress.Event{Kind: progress.ToolEnd, Role: "coder", Turn: 2, Tool: "file_write", ToolCallID: "c2", Message: "big.go", Status: "ok",
 		Diff: &report.FileDiff{Path: "big.go", Change: report.ChangeAdded, Added: 100, Diff: long.String(), Truncated: true}})
 	got = logText(m)
 	assertContains(t, got, fmt.Sprintf("+line %d", maxDiffLines-2), "… (61 more diff lines)")
@@ -189,7 +189,7 @@ func TestFailingCheckTailInLog(t *testing.T) {
 	one := 1
 	failing := report.CheckResult{Name: "test", Status: "failed", Returncode: &one,
 		Stdout: "--- FAIL: TestAdd (0.00s)\n    calc_test.go:7: Add(2, 3) = -1, want 5\nFAIL\n"}
-	feed(m, agent.Event{Kind: agent.EventVerification, Role: agent.PhaseVerification, Status: "failed",
+	feed(m, progress.Event{Kind: progress.Verification, Role: progress.PhaseVerification, Status: "failed",
 		Verification: &report.Verification{Status: "failed", Checks: []report.CheckResult{failing}}})
 	assertContains(t, screen(m), "  failing check  test  failed  exit 1", "    calc_test.go:7: Add(2, 3) = -1, want 5")
 	m.Update(jobMsg{id: m.job.id, items: []tea.Msg{runDoneMsg{report: report.Run{Status: "failed", Checks: []report.CheckResult{failing}}}}})

@@ -30,6 +30,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"flow/internal/text"
 )
 
 // Version is the Ollama release the tests run against.
@@ -125,7 +127,8 @@ func Start(t testing.TB, opts ...Option) *Server {
 			t.Errorf("live: stopping the server: %v", err)
 		}
 		if t.Failed() || os.Getenv("FLOW_TEST_OLLAMA_LOG") != "" {
-			t.Logf("live: server log (%s):\n%s", s.logPath, tail(s.Log(), logLines()))
+			log, _ := text.LastLines(s.Log(), logLines())
+			t.Logf("live: server log (%s):\n%s", s.logPath, log)
 		}
 	})
 
@@ -189,7 +192,8 @@ func start(t testing.TB, bin string, opts []Option) (*Server, error) {
 	}()
 	if err := s.waitReady(); err != nil {
 		s.Stop()
-		return nil, fmt.Errorf("%w\nserver log:\n%s", err, tail(s.Log(), 40))
+		log, _ := text.LastLines(s.Log(), 40)
+		return nil, fmt.Errorf("%w\nserver log:\n%s", err, log)
 	}
 	return s, nil
 }
@@ -291,13 +295,4 @@ func logLines() int {
 		return n
 	}
 	return 60
-}
-
-// tail returns the last n lines of s.
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

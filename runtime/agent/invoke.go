@@ -1,0 +1,61 @@
+package agent
+
+import (
+	"context"
+
+	"flow/runtime/model"
+	"flow/runtime/progress"
+	"flow/runtime/report"
+)
+
+// role runs one role invocation in a fresh conversation (doc/design.md
+// §6.6): the embedded system prompt, one user message holding the task and
+// roleCtx, then model turns until a rule ends the role or
+// agent.max_iterations is used up. It returns the role's outcome, which
+// the run also keeps for its report.
+func (r *run) role(ctx context.Context, name string, roleCtx map[string]any) outcome {
+	r.invoked++
+	r.setPhase(name)
+	started := r.deps.Now()
+	s := newSession(r.env, r.policyFor(name), r.invoked)
+	r.emit(progress.Event{Kind: progress.RoleStart, Role: name, Message: s.model})
+	r.current = s
+	e := r.open(ctx, s, roleCtx)
+	if e == nil {
+		ended := s.converse(ctx)
+		e = &ended
+	}
+	o := s.outcome(*e)
+	r.current = nil
+	r.roles = append(r.roles, o.Role)
+	r.emit(progress.Event{
+		Kind: progress.RoleEnd, Role: name, Status: o.Status, Error: o.Error, Turn: o.Turns,
+		DurationMS: r.deps.Now().Sub(started).Milliseconds(),
+	})
+	return o
+}
+
+// skipRole records role name as skipped for the reason why, with a role
+// end event that says so.
+func (r *run) skipRole(name, why string) outcome {
+	o := outcome{Role: report.Role{Role: name, Model: r.cfg.ModelFor(name), Status: report.StatusSkipped, Summary: why}, end: end{cause: causeSkipped}}
+	r.roles = append(r.roles, o.Role)
+	r.emit(progress.Event{Kind: progress.RoleEnd, Role: name, Status: o.Status, Message: why})
+	return o
+}
+
+// open starts a role's conversation: its system prompt and its one user
+// message (the task, the role's context, the brief).
+func (r *run) open(ctx context.Context, s *session, roleCtx map[string]any) *end {
+	prompt, err := rolePrompt(s.p.role, s.p.answerCode)
+	if err != nil {
+		return &end{cause: causeSetup, detail: err.Error()}
+	}
+	user, err := renderUserMessage(r.task, roleCtx, r.roleBrief(ctx, s.p, roleCtx))
+	if err != nil {
+		return &end{cause: causeSetup, detail: "encode role context: " + err.Error()}
+	}
+	s.conv.push(model.Message{Role: model.RoleSystem, Content: prompt})
+	s.conv.push(model.Message{Role: model.RoleUser, Content: user})
+	return nil
+}

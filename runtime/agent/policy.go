@@ -1,0 +1,101 @@
+package agent
+
+import (
+	"flow/runtime/config"
+	"flow/runtime/model"
+)
+
+// policy is what one role is, for the generic turn pipeline
+// (doc/design.md §6.6): the tools it is offered, the bound on each reply,
+// the extractors that find its tool calls, the rules that judge each of
+// its turns, and what its brief puts first. It is the one place that
+// tells the roles apart; the pipeline never looks at a role's name.
+type policy struct {
+	role    string
+	offered []model.Tool
+	// maxTokens bounds each reply; 0 leaves the client's bound.
+	maxTokens int
+	// answerCode: code in an answer that changed no file is applied
+	// (agent.answer_code, trusted coder), and the system prompt says so.
+	answerCode bool
+	// nudge: an answer while no file changed gets one reminder that
+	// nothing was applied (trusted coder).
+	nudge bool
+	// review: the role finishes with a verdict (the reviewer): an empty
+	// reply does not end it, and an answer without a parsable verdict is
+	// followed by the verdict request.
+	review bool
+	// doneAfterRepeats: a role that changed files and then only repeats
+	// its calls is done, not stuck (the coder: its checks and the reviewer
+	// judge the change).
+	doneAfterRepeats bool
+	// repeatAdvice ends the message to a role whose turn only repeated its
+	// previous calls: what to do instead.
+	repeatAdvice string
+	// changedFirst: the brief shows the changed files first (the reviewer;
+	// a repair coder's brief does too, decided by its context).
+	changedFirst bool
+}
+
+// maxFormatTokens bounds the reply to a request for structured output. A
+// model whose sampling the server constrains to the schema, but which does
+// not want to write it, can otherwise go on (whitespace, an endless string)
+// until the window is full or the timeout ends the role; a verdict needs
+// far less.
+const maxFormatTokens = 1024
+
+// maxReadOnlyReplyTokens bounds each reply of the planner and the
+// reviewer, who write a plan, a verdict or a tool call, never a file: a
+// small model caught in a loop otherwise writes until the call times out
+// (seen with a 1.5B planner). The coder keeps the client's bound, since
+// its file_write calls carry whole files.
+const maxReadOnlyReplyTokens = 2048
+
+// policyFor returns the policy of role name in this run.
+func (r *env) policyFor(name string) policy {
+	p := policy{role: name, offered: r.tools.Schemas(name), repeatAdvice: msgRepeatAdvice(name)}
+	switch name {
+	case config.RoleCoder:
+		p.answerCode = r.cfg.Agent.AnswerCode && r.cfg.Trusted
+		p.nudge = r.cfg.Trusted
+		p.doneAfterRepeats = true
+	case config.RoleReviewer:
+		p.maxTokens = maxReadOnlyReplyTokens
+		p.review = true
+		p.changedFirst = true
+	default:
+		p.maxTokens = maxReadOnlyReplyTokens
+	}
+	return p
+}
+
+// request is the model request of one turn: the conversation so far, the
+// role's tools and its reply bound.
+func (p policy) request(m string, conv *conversation) model.Request {
+	return model.Request{Model: m, Messages: append([]model.Message(nil), conv.msgs...), Tools: conv.offered, MaxTokens: p.maxTokens}
+}
+
+// formatRequest is a request for structured output without tools (the
+// verdict request): the answer must match schema.
+func formatRequest(m string, conv *conversation, schema string) model.Request {
+	return model.Request{Model: m, Messages: append([]model.Message(nil), conv.msgs...), Format: []byte(schema), MaxTokens: maxFormatTokens}
+}
+
+// msgRepeatAdvice is what a role whose turn only repeated its previous
+// calls should do instead.
+func msgRepeatAdvice(role string) string {
+	switch role {
+	case config.RolePlanner:
+		return "Answer now with your plan, without a tool call."
+	case config.RoleReviewer:
+		return "Answer now with your verdict, without a tool call."
+	}
+	return "If your change is made, answer with a short summary of it and no tool call; otherwise make a different call."
+}
+
+// msgRepeatTurn tells a role that its turn only repeated its previous
+// calls, and what to do instead.
+func msgRepeatTurn(role string) string {
+	return "You repeated your previous calls; they were not run again and their results are above. " +
+		"Repeating them once more ends your turn. " + msgRepeatAdvice(role)
+}

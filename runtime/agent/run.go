@@ -1,0 +1,121 @@
+package agent
+
+import (
+	"slices"
+	"time"
+
+	"flow/internal/text"
+	"flow/runtime/config"
+	"flow/runtime/report"
+	"flow/runtime/tools"
+	"flow/runtime/verify"
+)
+
+// run is the state of one run: what its role invocations share (env), and
+// what only the run itself keeps (the plan, the cycles' outcomes, the
+// conclusion). The report is not kept while the run goes on: run.report
+// assembles it once, at the end, from this state and the recorder's.
+type run struct {
+	*env
+	checks  tools.CheckRunner // nil when no checks can run
+	started time.Time
+	plan    string // the planner's final answer
+
+	// planner is the planner's outcome, for the verification gate.
+	planner report.Role
+	// guard holds the pre-run contents and the baseline (guard.go).
+	guard *runGuard
+
+	roles   []report.Role
+	current *session             // the role invocation under way, if any
+	checked []report.CheckResult // the last cycle's checks
+	history []report.Verification
+	// baseline is the required checks' results before the first edit.
+	baseline []report.CheckResult
+	// result is how the run ends, as far as it has got.
+	result result
+}
+
+// result is the run's conclusion: its status and the sentence saying why.
+type result struct {
+	status   string
+	verified bool
+	summary  string
+	reason   string
+	err      string
+}
+
+// fail ends the run with status "error".
+func (r *run) fail(msg string) {
+	r.result = result{status: report.StatusError, summary: r.result.summary, err: msg}
+}
+
+// cancel ends the run with status "cancelled".
+func (r *run) cancel() {
+	r.result = result{status: report.StatusCancelled, summary: r.result.summary, reason: ReasonCancelled, err: ReasonCancelled}
+}
+
+// rolesSoFar are the roles that ended, and the one under way when the run
+// was interrupted.
+func (r *run) rolesSoFar() []report.Role {
+	if r.current == nil {
+		return r.roles
+	}
+	return append(slices.Clone(r.roles), r.current.interrupted())
+}
+
+// changedList returns the sorted changed files.
+func (r *run) changedList() []string {
+	out := make([]string, 0, len(r.changed))
+	for p := range r.changed {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// cycleOutcome is the result of one coder → verification → reviewer cycle.
+type cycleOutcome struct {
+	coder        outcome
+	reviewer     outcome // zero when the reviewer did not run
+	verification report.Verification
+	changed      []string
+	edits        []verify.Edit // the changed files with their pre-run content
+	cancelled    bool
+	verified     bool // the gate's decision: all of doc/design.md §8
+}
+
+// reason explains in one sentence why a cycle did not verify, for the run
+// report.
+func (o cycleOutcome) reason(cfg *config.Config) string {
+	switch {
+	case o.coder.Status != report.StatusOK:
+		return o.coder.reason(cfg)
+	case len(o.changed) == 0 && o.verification.Reason == verify.ReasonNoChange:
+		return verify.ReasonNoChange
+	case len(o.changed) == 0 && !o.verification.Verified && o.verification.Reason != "":
+		return reasonNoChange + ", and " + text.LowerFirst(o.verification.Reason)
+	case !o.verification.Verified:
+		return o.verification.Reason
+	case o.reviewer.Approved != nil && !*o.reviewer.Approved:
+		return rejectedReason(o.reviewer.Role)
+	case o.reviewer.Status != report.StatusOK:
+		return o.reviewer.reason(cfg)
+	}
+	return ""
+}
+
+// runGuard is a run's defence against edits that game "verified": the
+// pre-run content of every file the run writes, and the baseline of the
+// required checks.
+type runGuard struct {
+	originals *verify.Originals
+	baseline  []report.CheckResult
+	measured  bool
+}
+
+// newRunGuard returns the guard of a run whose writes are recorded by
+// originals (nil: a recorder of its own, which the caller must hook in).
+func newRunGuard() *runGuard {
+	return &runGuard{originals: verify.NewOriginals()}
+}

@@ -1,0 +1,118 @@
+package agent
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"flow/bufferfs"
+	"flow/runtime/config"
+	"flow/runtime/model"
+	"flow/runtime/progress"
+	"flow/runtime/report"
+	"flow/runtime/tools"
+	"flow/runtime/verify"
+)
+
+// toolbox dispatches model tool calls; [tools.Registry] implements it.
+type toolbox interface {
+	Schemas(role string) []model.Tool
+	Call(ctx context.Context, role string, call model.ToolCall) tools.Result
+}
+
+var _ toolbox = (*tools.Registry)(nil)
+
+// loopDeps are the agent's collaborators.
+type loopDeps struct {
+	// Backend is the chat model server. Required.
+	Backend model.Backend
+	// FS is the workspace file system. Required: it serves the file tools
+	// and the fingerprints of changed files.
+	FS bufferfs.FS
+	// Checks builds a run's check runner, for the flow_check tool and for
+	// host verification (all checks), calling events around each check so
+	// that every check of the run is visible. nil means no checks can run.
+	Checks func(events checkHooks) tools.CheckRunner
+	// BeforeWrite is called before every write (the journal for undo).
+	BeforeWrite tools.WriteHook
+	// Tools, when non-nil, builds a run's toolbox from the run's tool
+	// options (for example one that adds editor tools); nil means the
+	// registry of FS. An error is reported as a warning event and the run
+	// goes on with the toolbox returned.
+	Tools func(ctx context.Context, opts tools.Options) (toolbox, error)
+	// Editor gathers editor evidence for coverage; nil without an editor.
+	Editor verify.EditorEvidence
+	// EditorState, when set (an editor is attached), is probed after the
+	// checks and after review: unsaved buffers or a change in the observed
+	// editor snapshot make the verification stale (doc/design.md §8.5, §12.4).
+	EditorState verify.EditorState
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+	// RunID, when non-empty, is the id of the next run (the journal names
+	// its records with it before the run starts); else one is generated.
+	RunID string
+}
+
+// checkHooks are the hooks a run's check runner calls around each check.
+type checkHooks struct {
+	OnStart func(c config.Check)
+	OnEnd   func(r report.CheckResult)
+}
+
+// env is a run as its role invocations see it (doc/design.md §6.6): the
+// configuration and collaborators, the run's toolbox and recorder, the
+// progress sink, the context window's estimate and the files changed so
+// far. The turn pipeline reads and writes only this; what the run keeps
+// for itself (the plan, the cycles' outcomes, the conclusion) is run's.
+type env struct {
+	cfg   *config.Config
+	deps  *loopDeps
+	tools toolbox
+	id    string // the run's id, stamped on every event
+	task  string
+	rec   *recorder
+	// events is the run's progress sink; nil when nobody listens.
+	events  func(progress.Event)
+	window  *window // the prompt budget of the context window
+	changed map[string]bool
+	writes  int // file changes made by tools, each edit of a file counted
+	cycles  int // the cycle under way (0 for the planner)
+	invoked int // role invocations so far (the k of synthesised call ids)
+	// edit is the current tool call's write, for its event's diff.
+	edit editCapture
+
+	mu    sync.Mutex // guards phase and serialises events
+	phase string
+}
+
+// setPhase records what the run is doing, for check events.
+func (r *env) setPhase(p string) {
+	r.mu.Lock()
+	r.phase = p
+	r.mu.Unlock()
+}
+
+// emit stamps a run event and hands it to the run's sink.
+func (r *env) emit(e progress.Event) {
+	if r.events == nil {
+		return
+	}
+	e.RunID = r.id
+	if e.Time.IsZero() {
+		e.Time = r.deps.Now()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e.Role == "" && (e.Kind == progress.CheckStart || e.Kind == progress.CheckEnd) {
+		e.Role = r.phase
+	}
+	r.events(e)
+}
+
+// contextWindow returns the run's window, made on first use.
+func (r *env) contextWindow() *window {
+	if r.window == nil {
+		r.window = newWindow(r.cfg.Ollama)
+	}
+	return r.window
+}

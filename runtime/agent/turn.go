@@ -1,0 +1,179 @@
+package agent
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"flow/internal/text"
+	"flow/runtime/model"
+	"flow/runtime/progress"
+	"flow/runtime/report"
+)
+
+// call is one model call that the server answered: the reply, its
+// model-call event so far and the prompt's size, until settle records it.
+type call struct {
+	resp  model.Response
+	ev    report.Event
+	chars int
+}
+
+// ask makes one model call of the invocation: it checks the prompt against
+// the context window, counts the turn and emits the progress events around
+// the call. A call the server did not answer is recorded here and ends the
+// role; an answered one is recorded by settle once its tool calls are
+// known. note goes into the model-call event.
+func (s *session) ask(ctx context.Context, n int, req model.Request, note string) (call, *end) {
+	r := s.r
+	chars := s.conv.promptSize(req.Tools != nil)
+	if msg := r.contextWindow().before(chars); msg != "" {
+		return call{}, &end{cause: causeContextOverflow, detail: strings.TrimPrefix(msg, MsgContextOverflow)}
+	}
+	if r.events != nil {
+		req.OnDelta = func(text string) {
+			r.emit(progress.Event{Kind: progress.ModelDelta, Role: s.p.role, Turn: n, Message: text})
+		}
+	}
+	s.turns++
+	r.rec.modelCalls++
+	r.emit(progress.Event{Kind: progress.ModelTurn, Role: s.p.role, Turn: n})
+	t0 := r.deps.Now()
+	stopBeat := r.heartbeat(s.p.role, n)
+	resp, err := r.deps.Backend.Chat(ctx, req)
+	stopBeat()
+	r.rec.usageOf(resp.Usage)
+	ev := report.Event{
+		Kind: report.EventModelCall, Role: s.p.role, Cycle: r.cycles, Turn: n, Status: report.StatusOK,
+		DurationMS: r.deps.Now().Sub(t0).Milliseconds(), PromptTokens: resp.Usage.PromptTokens,
+		CompletionTokens: resp.Usage.CompletionTokens, DoneReason: resp.DoneReason, Note: note,
+		PromptEvalMS: resp.PromptEval.Milliseconds(),
+	}
+	if err != nil {
+		e := end{cause: causeBackend, detail: err.Error()}
+		if ctx.Err() != nil {
+			e = end{cause: causeCancelled}
+		}
+		ev.Status, ev.Error = report.StatusError, e.message()
+		r.rec.modelCall(ev, "")
+		return call{}, &e
+	}
+	ev.NativeToolCalls, ev.Bytes = len(resp.Message.ToolCalls), len(resp.Message.Content)
+	return call{resp: resp, ev: ev, chars: chars}, nil
+}
+
+// settle completes an answered call's model-call event with the tool calls
+// found in the reply, checks the server's prompt count against the
+// context window (s.prev is the invocation's previous call, and is
+// updated) and records the call. A prompt the server evidently truncated
+// ends the role.
+func (s *session) settle(c call, ex extraction) *end {
+	ev, content := c.ev, c.resp.Message.Content
+	shown := len(ex.calls) // the calls the reply itself carried
+	switch ex.source {
+	case fromText:
+		ev.TextToolCalls = len(ex.calls)
+	case fromCode:
+		shown = 0
+	}
+	if shown == 0 && strings.TrimSpace(content) == "" && ev.Note == "" {
+		ev.Note = "empty reply"
+	}
+	preview := replyPreview(content, shown)
+	tokens := c.resp.Usage.PromptTokens
+	if msg := s.r.contextWindow().after(c.chars, tokens, s.prev); msg != "" {
+		e := end{cause: causeContextOverflow, detail: strings.TrimPrefix(msg, MsgContextOverflow)}
+		ev.Status, ev.Error = report.StatusError, e.message()
+		s.r.rec.modelCall(ev, preview)
+		return &e
+	}
+	if tokens > 0 {
+		s.prev = promptSize{chars: c.chars, tokens: tokens}
+	}
+	s.r.rec.modelCall(ev, preview)
+	return nil
+}
+
+// source says where a turn's tool calls came from.
+type source int
+
+const (
+	fromNative source = iota // the API's own tool calls
+	fromText                 // tool calls written as text in the reply
+	fromCode                 // file_edit calls made from the answer's code blocks
+)
+
+// extraction is a turn's tool calls and where they came from; paths are
+// the files the calls change, for calls made from code.
+type extraction struct {
+	calls  []model.ToolCall
+	source source
+	paths  []string
+}
+
+// extractor finds a reply's tool calls one way; ok is false when this way
+// finds none.
+type extractor func(ctx context.Context, s *session, resp model.Response) (extraction, bool)
+
+// extractors are the ways a role's tool calls are found, in order: the
+// API's own, then calls written as text, then (for a coder with
+// agent.answer_code) the code of an answer that changed no file.
+func (p policy) extractors() []extractor {
+	ex := []extractor{nativeCalls, textCalls}
+	if p.answerCode {
+		ex = append(ex, codeCalls)
+	}
+	return ex
+}
+
+// extract returns the reply's tool calls from the first extractor that
+// finds any.
+func (s *session) extract(ctx context.Context, resp model.Response) extraction {
+	for _, x := range s.p.extractors() {
+		if ex, ok := x(ctx, s, resp); ok {
+			return ex
+		}
+	}
+	return extraction{}
+}
+
+func nativeCalls(_ context.Context, _ *session, resp model.Response) (extraction, bool) {
+	return extraction{calls: resp.Message.ToolCalls}, len(resp.Message.ToolCalls) > 0
+}
+
+// textCalls is where tool calls written as text become tool calls: the
+// calls returned are executed exactly as native ones (same ids,
+// validation and budgets) and counted as text_tool_calls in the model-call
+// event. They come without ids; normaliseCalls gives them the synthesised
+// ones it gives native calls that lack one.
+func textCalls(_ context.Context, s *session, resp model.Response) (extraction, bool) {
+	names := make([]string, len(s.conv.offered))
+	for i, t := range s.conv.offered {
+		names[i] = t.Name
+	}
+	calls := model.TextToolCalls(resp.Message.Content, names)
+	return extraction{calls: calls, source: fromText}, len(calls) > 0
+}
+
+// codeCalls: a small model often answers with the changed code instead of
+// an edit; while no file changed in this invocation, the answer's code is
+// applied as the edits it stands for (answercode.go).
+func codeCalls(ctx context.Context, s *session, resp model.Response) (extraction, bool) {
+	if s.r.writes != s.writes {
+		return extraction{}, false
+	}
+	calls, paths := s.r.codeCalls(ctx, resp.Message.Content)
+	return extraction{calls: calls, source: fromCode, paths: paths}, len(calls) > 0
+}
+
+// replyPreview describes a model reply for progress events.
+func replyPreview(content string, calls int) string {
+	switch calls {
+	case 0:
+		return text.OneLine(content, 120)
+	case 1:
+		return "1 tool call"
+	default:
+		return strconv.Itoa(calls) + " tool calls"
+	}
+}
