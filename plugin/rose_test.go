@@ -126,6 +126,9 @@ func TestRoseHelpPageCurrent(t *testing.T) {
 	if client, err = ollama.New(ollama.Options{BaseURL: srv.URL}); err != nil {
 		t.Fatal(err)
 	}
+	// The test is about the bridge, not about evidence: its check passed
+	// before the run too, so the task is declared to change no behaviour.
+	cfg.Verify.BehaviourPreserving = true
 	svc = agent.NewService(&cfg, env.ServiceOptions(agent.ServiceOptions{Backend: client, Version: "test"}))
 	rep := svc.Run(t.Context(), "fix a.go", nil)
 	if rep.Status != report.StatusOK || !rep.Verified {

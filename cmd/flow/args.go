@@ -22,19 +22,21 @@ type options struct {
 	command string   // "" = the TUI
 	args    []string // positional arguments after the command
 
-	configFile    string
-	workspace     string
-	model         string
-	modelSet      bool
-	trusted       bool
-	nvim          string
-	editorTimeout float64
-	editorModule  string // "": the command's default (serve: rose.tools, nvim: flow.tools)
-	quiet         bool
-	json          bool   // print the JSON report even on a terminal
-	name          string // check --name
-	version       bool
-	help          bool
+	configFile string
+	workspace  string
+	model      string
+	modelSet   bool
+	trusted    bool
+	// behaviourPreserving: the task changes no behaviour (doc/design.md §8.7).
+	behaviourPreserving bool
+	nvim                string
+	editorTimeout       float64
+	editorModule        string // "": the command's default (serve: rose.tools, nvim: flow.tools)
+	quiet               bool
+	json                bool   // print the JSON report even on a terminal
+	name                string // check --name
+	version             bool
+	help                bool
 }
 
 // usageError is a command-line error: exit 2 with `flow: <message>`.
@@ -121,6 +123,9 @@ func parseArgs(argv []string) (*options, error) {
 		case "--trusted":
 			err = noValue()
 			o.trusted = true
+		case "--behaviour-preserving":
+			err = noValue()
+			o.behaviourPreserving = true
 		case "--nvim":
 			o.nvim, err = needValue()
 			if err == nil && o.nvim == "" {

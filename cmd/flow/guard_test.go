@@ -150,20 +150,13 @@ func TestGuardChangedExpectedValueIsNotVerified(t *testing.T) {
 	if c := checkByName(t, m, "test"); c["status"] != "ok" || c["baseline"] != "fixed" {
 		t.Errorf("test check = %v/%v, want ok and fixed against the baseline (the weakened test passes)", c["status"], c["baseline"])
 	}
-	// The reviewer saw the test change apart, with the weakening, and was
-	// asked whether the change is general.
-	reqs := srv.Requests()
-	if len(reqs) != 4 {
-		t.Fatalf("model calls = %d, want 4", len(reqs))
+	// The host's verification did not pass, so no reviewer was asked:
+	// planner, coder ×2, and the scripted verdict is left unused.
+	if reqs := srv.Requests(); len(reqs) != 3 {
+		t.Fatalf("model calls = %d, want 3 (no reviewer)", len(reqs))
 	}
-	user := messageContent(t, reqs[3].Body, 1)
-	for _, want := range []string{"Changes to tests and check definitions:", `"path":"calc_test.go"`, "-\\tif got := Add(2, 3); got != 5 {", "a value in an existing test line changed"} {
-		if !strings.Contains(user, want) {
-			t.Errorf("reviewer's context lacks %q:\n%s", want, user)
-		}
-	}
-	if sys := messageContent(t, reqs[3].Body, 0); !strings.Contains(sys, "fitted to the visible tests") {
-		t.Errorf("reviewer's system prompt does not ask whether the change is fitted to the visible tests:\n%s", sys)
+	if r := roleByName(t, m, "reviewer"); r["status"] != "skipped" {
+		t.Errorf("reviewer = %v, want skipped", r)
 	}
 }
 
@@ -298,8 +291,11 @@ func TestGuardBaselineOff(t *testing.T) {
 	m, r, _ := flowRun(t, ws, goEnv(t), func(url string) string {
 		return guardConfig(t, ws, url, "baseline = false", goChecks, "")
 	}, script(fileEdit("c1", "calc.go", "return a - b", "return a + b")))
-	if r.code != 0 || m["status"] != "ok" {
-		t.Fatalf("flow run = %d %v (reason %v), want ok\nstderr: %s", r.code, m["status"], m["reason"], r.stderr)
+	// Without a baseline no check shows the fix, and the run added no
+	// test: the checks pass, but nothing is verified.
+	wantUnverified(t, m, r, "No check shows the change", "agent.baseline = false")
+	if v := m["verification"].(map[string]any); v["no_evidence"] != true || v["evidence"] != nil {
+		t.Errorf("verification evidence = %v, no_evidence = %v; want none, true", v["evidence"], v["no_evidence"])
 	}
 	if _, ok := m["baseline"]; ok {
 		t.Errorf("report baseline = %v, want none with agent.baseline = false", m["baseline"])
@@ -437,4 +433,47 @@ func toJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// roleByName returns the last report entry of role name.
+func roleByName(t *testing.T, m map[string]any, name string) map[string]any {
+	t.Helper()
+	roles, _ := m["roles"].([]any)
+	for i := len(roles) - 1; i >= 0; i-- {
+		if r, _ := roles[i].(map[string]any); r["role"] == name {
+			return r
+		}
+	}
+	t.Fatalf("report has no %s role: %v", name, roles)
+	return nil
+}
+
+// TestGuardEvidenceForARefactor: a change whose checks passed before and
+// after, with no test that shows it, is not verified and says how to get
+// evidence; the same change with --behaviour-preserving (a refactor) is
+// verified on "nothing that passed fails", and the report says so.
+func TestGuardEvidenceForARefactor(t *testing.T) {
+	t.Parallel()
+	for _, flag := range []bool{false, true} {
+		ws := calcModule(t)
+		writeFile(t, ws, "calc.go", "package calc\n\n// Add returns a + b.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n")
+		srv := ollamatest.New(t, script(fileEdit("c1", "calc.go", "\treturn a + b", "\tsum := a + b\n\treturn sum"))...)
+		args := []string{"run", "--trusted", "--config", guardConfig(t, ws, srv.URL, "", goChecks, "")}
+		if flag {
+			args = append(args, "--behaviour-preserving")
+		}
+		r := runFlow(t, ws, goEnv(t), append(args, "name the sum")...)
+		m := decode(t, r)
+		v := m["verification"].(map[string]any)
+		if !flag {
+			wantUnverified(t, m, r, "No check shows the change: the required checks passed before this run and pass now", "--behaviour-preserving")
+			if v["no_evidence"] != true || roleByName(t, m, "reviewer")["status"] != "skipped" {
+				t.Errorf("verification %v, reviewer %v; want no_evidence and no reviewer", v, roleByName(t, m, "reviewer"))
+			}
+			continue
+		}
+		if r.code != 0 || m["status"] != "ok" || v["evidence"] != "behaviour_preserving" {
+			t.Errorf("with --behaviour-preserving: flow run = %d %v, evidence %v (reason %v); want ok on behaviour_preserving", r.code, m["status"], v["evidence"], m["reason"])
+		}
+	}
 }

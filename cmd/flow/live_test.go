@@ -98,8 +98,8 @@ func TestLiveDoctor(t *testing.T) {
 // TestLiveRun runs a whole task through flow against a real Ollama on both
 // APIs, with the default agent.planner = "auto": the workspace's one file
 // is in the brief, so the planner is skipped; the coder's model writes
-// calc.go with file_write until the repeat rule ends it, and the
-// reviewer's answers with an approving verdict. It shows the chat
+// calc.go with file_write until the repeat rule ends it, its one check
+// shows the fix, and the reviewer answers with an approving verdict. It shows the chat
 // template, the tool list, a tool call and the streamed replies survive a
 // real server end to end.
 func TestLiveRun(t *testing.T) {
@@ -107,13 +107,20 @@ func TestLiveRun(t *testing.T) {
 	for _, api := range []string{"native", "openai"} {
 		t.Run(api, func(t *testing.T) {
 			ws := workspace(t)
-			writeFile(t, ws, "calc.go", "package calc\n\nfunc Add(a, b int) int { return a + b }\n")
+			// Add is broken, and the one check fails until it adds: the
+			// coder's file_write fixes it, so the check shows the change and
+			// the reviewer is asked.
+			writeFile(t, ws, "calc.go", "package calc\n\nfunc Add(a, b int) int { return a - b }\n")
 			cfg := liveConfig(t, ws, srv, "api = "+tomlString(api)+"\nmodel = "+tomlString(live.ModelVerdict.Name)+
-				"\n[models]\ncoder = "+tomlString(live.ModelWrite.Name)+"\n[agent]\nmax_cycles = 1")
+				"\n[models]\ncoder = "+tomlString(live.ModelWrite.Name)+"\n[agent]\nmax_cycles = 1"+
+				"\n[checks.adds]\ncmd = [\"grep\", \"-q\", \"a + b\", \"calc.go\"]\nkind = \"lint\"\nfiletypes = [\"go\"]")
 			r := runFlow(t, ws, hermeticEnv(t), "run", "--trusted", "-c", cfg, "Check that Add adds.")
 			m := decode(t, r)
-			if m["status"] == "error" || m["status"] == "failed" {
+			if m["status"] != "ok" || m["verified"] != true {
 				t.Fatalf("flow run = %d %v\n%s\nstderr: %s", r.code, m["status"], r.stdout, r.stderr)
+			}
+			if v := m["verification"].(map[string]any); v["evidence"] != "fixed" {
+				t.Errorf("verification evidence = %v, want fixed", v["evidence"])
 			}
 			roles, _ := m["roles"].([]any)
 			var reviewer map[string]any

@@ -71,7 +71,7 @@ func TestCheckLeavesNoProcess(t *testing.T) {
 func TestRunLeavesNoProcess(t *testing.T) {
 	t.Parallel()
 	needSetsid(t)
-	ws, srv, cfg := addAScript(t, escapeCheck("echo done"))
+	ws, srv, cfg := addAScript(t, escapeCheck("grep -q func a.go && echo done"))
 	r := runFlow(t, ws, hermeticEnv(t), "run", "--trusted", "-c", cfg, "add A")
 	m := decode(t, r)
 	if r.code != 0 || m["status"] != "ok" || srv.Unexpected() != 0 {

@@ -124,13 +124,17 @@ func (e *env) color() bool { return e.getenv("NO_COLOR") == "" && e.getenv("TERM
 // loadConfig loads the configuration with the command-line overrides.
 func loadConfig(e *env) (*config.Config, error) {
 	o := e.opts
-	return config.Load(config.LoadOptions{
+	cfg, err := config.Load(config.LoadOptions{
 		ConfigFile: o.configFile,
 		Workspace:  o.workspace,
 		Model:      o.model,
 		Trusted:    o.trusted,
 		Getenv:     e.getenv,
 	})
+	if err == nil && o.behaviourPreserving {
+		cfg.Verify.BehaviourPreserving = true
+	}
+	return cfg, err
 }
 
 // osGetenv reads the process environment; tests replace env.getenv.

@@ -112,7 +112,7 @@ func checkExit(t *testing.T, dir, want string) {
 func TestTUIInTmux(t *testing.T) {
 	needTmux(t)
 	t.Parallel()
-	ws, srv, cfg := addAScript(t, `["grep", "-q", "package", "a.go"]`, ollamatest.Turn{Content: "never", Delay: 2 * time.Minute})
+	ws, srv, cfg := addAScript(t, `["grep", "-q", "func A", "a.go"]`, ollamatest.Turn{Content: "never", Delay: 2 * time.Minute})
 	p, dir := startTUIPane(t, cfg)
 	p.waitText("trusted")
 	p.typeLine("/help")
@@ -261,7 +261,7 @@ cmd = ["sh", "-c", "(sleep 1; touch grandchild-wrote) & touch started; sleep 30"
 // task per line and answers each with one JSON object per line.
 func TestTUILineMode(t *testing.T) {
 	t.Parallel()
-	ws, _, cfg := addAScript(t, `["grep", "-q", "package", "a.go"]`)
+	ws, _, cfg := addAScript(t, `["grep", "-q", "func A", "a.go"]`)
 	cmd := exec.Command(flowBin, "tui", "--trusted", "-c", cfg)
 	cmd.Env = hermeticEnv(t)
 	cmd.Stdin = strings.NewReader("/status\nadd A to a.go\n/bogus\n")

@@ -226,6 +226,7 @@ func (r *run) work(ctx context.Context) {
 	if f, ok := before["failing_checks_before_changes"]; ok {
 		coderCtx["failing_checks_before_changes"] = f
 	}
+	askedForEvidence := false
 	for range r.cfg.Agent.MaxCycles {
 		r.cycles++
 		o := r.cycle(ctx, coderCtx)
@@ -235,6 +236,15 @@ func (r *run) work(ctx context.Context) {
 		}
 		if r.conclude(o) {
 			return
+		}
+		if o.verification.NoEvidence {
+			if askedForEvidence {
+				// The coder was asked once for a test that shows the
+				// change (doc/design.md §8.7); more cycles would ask again.
+				r.result.reason = ReasonNoEvidenceAfterAsking
+				return
+			}
+			askedForEvidence = true
 		}
 		coderCtx = repairContext(plan, o)
 	}

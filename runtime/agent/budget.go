@@ -27,6 +27,11 @@ const (
 	ReasonCancelled = "The run was cancelled; edits already written remain (flow undo reverts them)"
 	ReasonReadOnly  = "The workspace is read-only, so the plan was not carried out: run again with --trusted to edit and verify"
 	ReasonRejected  = "Reviewer rejected the change"
+	// ReasonNoEvidenceAfterAsking ends a run whose checks all pass but
+	// show nothing, after the coder was asked once for a test that does.
+	ReasonNoEvidenceAfterAsking = "No check shows the change, even after the coder was asked for a test that does: " +
+		"the result is not verified; review the diff yourself, or add a test that fails without the change and run flow check " +
+		"(for a change that should alter no behaviour, set [verify] behaviour_preserving = true or run with --behaviour-preserving)"
 )
 
 // Limits of doc/design.md §15 and of the summaries handed to the model.
@@ -39,4 +44,11 @@ const (
 	// repairNoChange replaces repairInstruction while the run has changed
 	// no file, whatever the last coder's summary claimed.
 	repairNoChange = "No file has changed in this run: the last answer only described a change. Make the change now with file_edit (or file_write), then run flow_check. Do not change trust or configuration."
+	// repairEvidence replaces repairInstruction, once, when every check
+	// passed but none shows the change (doc/design.md §8.7).
+	repairEvidence = "Every check passes, but none shows that the task is done: they passed before this run too. " +
+		"Add or extend a test (in the project's test files) that fails on the code as it was before your change and passes now, then run flow_check. " +
+		"Keep your change; do not change trust or configuration."
+	// msgReviewSkipped is the skipped reviewer's summary.
+	msgReviewSkipped = "Not asked: the host's verification did not pass, so this cycle cannot verify"
 )

@@ -13,9 +13,11 @@ import (
 // which always runs; the read-only reviewer; and the recheck that marks the
 // verification stale when something changed underneath. What "verified"
 // means is the gate's (package verify); the cycle only orders the steps
-// and records what they found. The reviewer is skipped when the coder hit a
-// backend failure (the run ends in error) and when no file changed (there
-// is nothing to review, and the run cannot verify).
+// and records what they found. The reviewer is asked only when the host's
+// verification passed: not when the coder hit a backend failure (the run
+// ends in error), not when no file changed (there is nothing to review),
+// and not when a check, the coverage, freshness or the evidence rule
+// failed (the cycle cannot verify; the reviewer is recorded as skipped).
 func (r *run) cycle(ctx context.Context, coderCtx map[string]any) cycleOutcome {
 	var o cycleOutcome
 	o.coder = r.role(ctx, config.RoleCoder, coderCtx)
@@ -45,8 +47,14 @@ func (r *run) cycle(ctx context.Context, coderCtx map[string]any) cycleOutcome {
 		// reviewer approved the coder's claim of a change instead).
 		return o
 	}
+	if !v.Verified {
+		// The cycle cannot verify whatever the reviewer says: the repair
+		// coder gets the failures instead, without a reviewer call.
+		o.reviewer = r.skipRole(config.RoleReviewer, msgReviewSkipped)
+		return o
+	}
 
-	rc := reviewerContext(r.plan, o)
+	rc := reviewerContext(o)
 	if d := r.diffText(ctx, o.changed); d != "" {
 		rc["diffs"] = d
 	}

@@ -30,7 +30,7 @@ func TestEditorLintEvidence(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
-			cfg := testConfig(dir, shCheck("tests", config.KindTest, []string{"go"}, "true"))
+			cfg := testConfig(dir, shCheck("tests", config.KindTest, []string{"go"}, "grep -q fixed a.go"))
 			h := newHarness(t, cfg, newScripted(t, editScript(verdict(true, "ok"))...))
 			h.agent.deps.Editor = tc.editor
 			rep := h.run(t, "fix")

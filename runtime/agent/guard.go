@@ -52,6 +52,7 @@ func (r *run) verifyGuard() *verify.Guard {
 		Baseline:            r.guard.baseline,
 		AllowTestEdits:      cfg.Verify.AllowTestEdits,
 		RequireFailingFirst: cfg.Verify.RequireFailingFirst,
+		BehaviourPreserving: cfg.Verify.BehaviourPreserving,
 		Root:                cfg.Workspace,
 		TestChecks:          testChecks(cfg),
 	}

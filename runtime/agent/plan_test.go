@@ -24,8 +24,9 @@ func TestWithoutCode(t *testing.T) {
 	}
 }
 
-// TestPlanCodeIsNotHandedOn: the coder and the reviewer get the plan's steps
-// without its code blocks; a read-only run's summary keeps the whole plan.
+// TestPlanCodeIsNotHandedOn: the coder gets the plan's steps without its
+// code blocks, the reviewer no plan at all (it judges the change against
+// the task); a read-only run's summary keeps the whole plan.
 func TestPlanCodeIsNotHandedOn(t *testing.T) {
 	plan := "1. a.go: say fixed.\n```go\npackage a // PLANNED-CODE\n```"
 	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
@@ -40,11 +41,11 @@ func TestPlanCodeIsNotHandedOn(t *testing.T) {
 		t.Fatalf("Run() = %s verified=%v (%s), want ok", rep.Status, rep.Verified, rep.Reason)
 	}
 	reqs := be.requests()
-	for i, who := range map[int]string{1: "coder", 3: "reviewer"} {
-		user := reqs[i].Messages[1].Content
-		if strings.Contains(user, "PLANNED-CODE") || !strings.Contains(user, "1. a.go: say fixed.\n"+planCodeLeftOut) {
-			t.Errorf("%s's message has the plan's code, or not its steps:\n%s", who, user)
-		}
+	if user := reqs[1].Messages[1].Content; strings.Contains(user, "PLANNED-CODE") || !strings.Contains(user, "1. a.go: say fixed.\n"+planCodeLeftOut) {
+		t.Errorf("coder's message has the plan's code, or not its steps:\n%s", user)
+	}
+	if user := reqs[3].Messages[1].Content; strings.Contains(user, "PLANNED-CODE") || strings.Contains(user, "say fixed") {
+		t.Errorf("reviewer's message has the plan:\n%s", user)
 	}
 
 	cfg := testConfig(workspace(t, map[string]string{"a.go": "package a; var broken int\n"}), goLint())

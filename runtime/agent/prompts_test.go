@@ -69,13 +69,13 @@ func TestPromptsIgnoreCWDAndWorkspace(t *testing.T) {
 		"prompts/coder.md":        inject,
 		"prompts/reviewer.md":     inject,
 		"skills/system_prompt.md": inject,
-		"a.go":                    "package a; var fixed int\n",
+		"a.go":                    "package a; var broken int\n",
 	}
 	dir := workspace(t, files)
 	cwd := workspace(t, files)
 	t.Chdir(cwd)
 	cfg := testConfig(dir, goLint())
-	edit := tc("e", "file_edit", map[string]any{"path": "a.go", "old_string": "fixed", "new_string": "fixed again"})
+	edit := tc("e", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"})
 	be := newScripted(t, say("plan"), do(edit), say("done"), say(verdict(true, "ok")))
 	h := newHarness(t, cfg, be)
 	h.run(t, "task")

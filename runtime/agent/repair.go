@@ -82,8 +82,11 @@ type repairSummary struct {
 // bounded summary of what failed (at most maxRepairChars characters of JSON).
 func repairContext(plan string, o cycleOutcome) map[string]any {
 	instruction := repairInstruction
-	if len(o.changed) == 0 {
+	switch {
+	case len(o.changed) == 0:
 		instruction = repairNoChange
+	case o.verification.NoEvidence:
+		instruction = repairEvidence
 	}
 	summary := fit(maxRepairChars, func(l limits) any {
 		s := repairSummary{
@@ -98,7 +101,7 @@ func repairContext(plan string, o cycleOutcome) map[string]any {
 		if len(o.changed) == 0 {
 			s.Previous.Summary = "" // a claim of a change that was not made
 		}
-		if o.reviewer.ran() {
+		if o.reviewer.ran() && o.reviewer.Status != report.StatusSkipped {
 			s.Review = reviewSummary(o.reviewer.Role, l)
 		}
 		return s
@@ -115,20 +118,17 @@ func repairContext(plan string, o cycleOutcome) map[string]any {
 	return map[string]any{"plan": plan, "repair": summary}
 }
 
-// reviewerContext is the reviewer's context: the plan, the coder's result,
-// the changed files and a bounded view of the host's verification.
-func reviewerContext(plan string, o cycleOutcome) map[string]any {
+// reviewerContext is the reviewer's context: the changed files and a
+// bounded view of the host's verification. The task comes with every
+// role's message; the diffs are added by the cycle. Neither the plan nor
+// the coder's account is shown (doc/design.md §6.8): a small reviewer
+// judged the coder's prose instead of the change.
+func reviewerContext(o cycleOutcome) map[string]any {
 	changed := o.changed
 	if len(changed) > 200 {
 		changed = changed[:200]
 	}
 	ctx := map[string]any{
-		"plan": plan,
-		"implementation": roleSummary{
-			Status:  o.coder.Status,
-			Summary: o.coder.Summary,
-			Error:   o.coder.Error,
-		},
 		"changed_files": changed,
 		"verification": fit(maxReviewerEvidence, func(l limits) any {
 			return summariseVerification(o.verification, l, true)

@@ -12,7 +12,10 @@ import (
 	"flow/runtime/report"
 )
 
-func TestFailedCheckAndRejectionFeedBoundedRepair(t *testing.T) {
+// TestFailedCheckFeedsBoundedRepair: a cycle whose check failed goes to
+// repair without a reviewer call, and the repair coder gets the failure's
+// tail within its budget.
+func TestFailedCheckFeedsBoundedRepair(t *testing.T) {
 	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	// The test check prints a lot, ends with a marker, and exits 3 until
 	// a.go is fixed.
@@ -23,7 +26,6 @@ func TestFailedCheckAndRejectionFeedBoundedRepair(t *testing.T) {
 		say("1. Fix a.go."),
 		do(tc("c1", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "half"})),
 		say("Changed broken to half."),
-		say(verdict(false, "not fixed", "a.go must say fixed (needs-fix-issue)")),
 		do(tc("c2", "file_edit", map[string]any{"path": "a.go", "old_string": "half", "new_string": "fixed"})),
 		say("Now it says fixed."),
 		say(verdict(true, "good")),
@@ -41,20 +43,23 @@ func TestFailedCheckAndRejectionFeedBoundedRepair(t *testing.T) {
 	if !slices.Equal(hist, []string{"failed", "ok"}) {
 		t.Errorf("verification history = %v, want [failed ok]", hist)
 	}
-	if got := roleStatuses(rep); !slices.Equal(got, []string{"planner:ok", "coder:ok", "reviewer:ok", "coder:ok", "reviewer:ok"}) {
-		t.Errorf("roles = %v, want the planner once, then two cycles", got)
+	if got := roleStatuses(rep); !slices.Equal(got, []string{"planner:ok", "coder:ok", "reviewer:skipped", "coder:ok", "reviewer:ok"}) {
+		t.Errorf("roles = %v, want the planner once, then two cycles, the first without a reviewer", got)
 	}
 
 	reqs := be.requests()
-	second := reqs[4] // planner, coder×2, reviewer, then the repair coder
+	second := reqs[3] // planner, coder×2, then the repair coder
 	if second.Model != cfg.ModelFor(config.RoleCoder) || second.Messages[1].Role != model.RoleUser {
-		t.Fatalf("request 4 is not the repair coder's first call")
+		t.Fatalf("request 3 is not the repair coder's first call")
 	}
 	user := second.Messages[1].Content
-	for _, want := range []string{`"returncode":3`, "(marker-tail)", "needs-fix-issue", `"approved":false`, "Changed broken to half.", "1. Fix a.go.", `"tests"`} {
+	for _, want := range []string{`"returncode":3`, "(marker-tail)", "Changed broken to half.", "1. Fix a.go.", `"tests"`} {
 		if !strings.Contains(user, want) {
 			t.Errorf("repair coder's user message lacks %q:\n%s", want, user)
 		}
+	}
+	if strings.Contains(user, `"review"`) {
+		t.Errorf("repair coder's message has a review of a cycle no reviewer saw:\n%s", user)
 	}
 	_, section, ok := strings.Cut(user, "\nWhat failed in the last cycle:\n")
 	if !ok {
@@ -70,6 +75,36 @@ func TestFailedCheckAndRejectionFeedBoundedRepair(t *testing.T) {
 	}
 	if strings.Contains(user, "noise line 0 ") {
 		t.Errorf("repair summary carries the head of the output, want only its tail")
+	}
+}
+
+// TestRejectionFeedsRepair: a change the host verified and the reviewer
+// rejected goes to repair with the reviewer's issues.
+func TestRejectionFeedsRepair(t *testing.T) {
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
+	cfg := testConfig(dir, goLint())
+	cfg.Agent.MaxCycles = 2
+	be := newScripted(t,
+		say("1. Fix a.go."),
+		do(tc("c1", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"})),
+		say("Changed broken to fixed."),
+		say(verdict(false, "not general", "a.go must also export it (needs-fix-issue)")),
+		do(tc("c2", "file_edit", map[string]any{"path": "a.go", "old_string": "var fixed", "new_string": "var Fixed, fixed"})),
+		say("Exported it."),
+		say(verdict(true, "good")),
+	)
+	rep := newHarness(t, cfg, be).run(t, "fix a.go")
+	if rep.Status != report.StatusOK || !rep.Verified || rep.Cycles != 2 {
+		t.Fatalf("Run() = %s verified=%v cycles %d (reason %q), want ok verified after 2 cycles", rep.Status, rep.Verified, rep.Cycles, rep.Reason)
+	}
+	if got := roleStatuses(rep); !slices.Equal(got, []string{"planner:ok", "coder:ok", "reviewer:ok", "coder:ok", "reviewer:ok"}) {
+		t.Errorf("roles = %v, want the planner once, then two reviewed cycles", got)
+	}
+	user := be.requests()[4].Messages[1].Content
+	for _, want := range []string{"needs-fix-issue", `"approved":false`} {
+		if !strings.Contains(user, want) {
+			t.Errorf("repair coder's user message lacks %q:\n%s", want, user)
+		}
 	}
 }
 
@@ -107,10 +142,37 @@ func TestRepairContextIsBounded(t *testing.T) {
 	if ctx["plan"] != "the plan" {
 		t.Errorf("repair context plan = %v, want the plan", ctx["plan"])
 	}
-	rv := reviewerContext("the plan", o)
+	rv := reviewerContext(o)
 	b, _ = report.Marshal(rv["verification"])
 	if n := len([]rune(string(b))); n > maxReviewerEvidence {
 		t.Errorf("reviewer evidence = %d characters, want at most %d", n, maxReviewerEvidence)
+	}
+	// The reviewer judges the change, not the coder's account of it.
+	all, _ := report.Marshal(rv)
+	for _, key := range []string{"plan", "implementation"} {
+		if _, ok := rv[key]; ok {
+			t.Errorf("reviewer context has %q, want the coder's account and plan left out", key)
+		}
+	}
+	if strings.Contains(string(all), strings.Repeat("s", 100)) {
+		t.Errorf("reviewer context holds the coder's summary")
+	}
+}
+
+func TestRepairInstructionAsksForEvidence(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    cycleOutcome
+		want string
+	}{
+		{"a failure", cycleOutcome{changed: []string{"a.go"}, verification: report.Verification{Status: "failed"}}, repairInstruction},
+		{"no change", cycleOutcome{verification: report.Verification{Status: "unverified"}}, repairNoChange},
+		{"no evidence", cycleOutcome{changed: []string{"a.go"}, verification: report.Verification{Status: "unverified", NoEvidence: true}}, repairEvidence},
+	} {
+		got := repairContext("", tc.o)["repair"].(repairSummary).Instruction
+		if got != tc.want {
+			t.Errorf("%s: instruction = %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 

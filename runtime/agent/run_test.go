@@ -113,6 +113,9 @@ func TestEventsOfAVerifiedRun(t *testing.T) {
 	be := newScripted(t, editScript(verdict(true, "ok"))...)
 	cfg := testConfig(dir, goLint())
 	cfg.Agent.Baseline = false // its check events are tested in guard_test.go
+	// Without a baseline nothing shows the fix; the task is declared to
+	// change no behaviour so that the run verifies on its checks alone.
+	cfg.Verify.BehaviourPreserving = true
 	h := newHarness(t, cfg, be)
 	rep := h.run(t, "fix a.go")
 	if rep.Status != report.StatusOK {
@@ -214,7 +217,11 @@ func TestNoChecksOrUnsupportedLanguageNeverVerify(t *testing.T) {
 			say("wrote notes"),
 			say(verdict(true, "fine")),
 		)
-		h := newHarness(t, testConfig(dir, goLint()), be)
+		// Notes change no behaviour: no check can show them, so the task
+		// is declared behaviour preserving (the evidence rule's escape).
+		cfg := testConfig(dir, goLint())
+		cfg.Verify.BehaviourPreserving = true
+		h := newHarness(t, cfg, be)
 		rep := h.run(t, "write notes")
 		if rep.Status != report.StatusOK || len(rep.Verification.Coverage) != 0 {
 			t.Errorf("Run() = %s, coverage %+v; want ok with documentation exempt", rep.Status, rep.Verification.Coverage)

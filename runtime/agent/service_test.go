@@ -35,7 +35,7 @@ func newService(t *testing.T, cfg *config.Config, backend model.Backend, state s
 
 func TestServiceRunThenStatusAndUndo(t *testing.T) {
 	dir := workspace(t, map[string]string{"a.go": "package a\n"})
-	cfg := testConfig(dir, shCheck("lint", "lint", []string{"go"}, "grep -q package a.go"))
+	cfg := testConfig(dir, shCheck("lint", "lint", []string{"go"}, "grep -q 'func A' a.go"))
 	backend := newScripted(t,
 		say("plan: edit a.go"),
 		do(tc("w1", "file_write", map[string]any{"path": "a.go", "content": "package a\n\nfunc A() {}\n"}),

@@ -27,10 +27,15 @@ type Verify struct {
 	// new code. It costs a scratch copy of the workspace and one more run
 	// of the test checks.
 	RequireFailingFirst bool `json:"require_failing_first"`
+	// BehaviourPreserving says the task should change no behaviour (a
+	// refactor, a rename): a run is then verified when nothing that passed
+	// before it fails, without a check that shows the change
+	// (doc/design.md §8.7). Never the default.
+	BehaviourPreserving bool `json:"behaviour_preserving"`
 }
 
 // verifyKeys are the allowed keys of the [verify] table.
-var verifyKeys = []string{"tests", "protect", "allow_test_edits", "require_failing_first"}
+var verifyKeys = []string{"tests", "protect", "allow_test_edits", "require_failing_first", "behaviour_preserving"}
 
 func (d *decoder) verify(t map[string]any) {
 	d.rejectUnknown("verify", t, verifyKeys)
@@ -57,7 +62,7 @@ func (d *decoder) verify(t map[string]any) {
 	for _, f := range []struct {
 		key string
 		dst *bool
-	}{{"allow_test_edits", &v.AllowTestEdits}, {"require_failing_first", &v.RequireFailingFirst}} {
+	}{{"allow_test_edits", &v.AllowTestEdits}, {"require_failing_first", &v.RequireFailingFirst}, {"behaviour_preserving", &v.BehaviourPreserving}} {
 		raw, ok := t[f.key]
 		if !ok {
 			continue

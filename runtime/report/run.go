@@ -72,7 +72,26 @@ type Verification struct {
 	Weakening []Weakening `json:"weakening,omitempty"`
 	// FailFirst is the fail-then-pass evidence, when it was taken.
 	FailFirst *FailFirst `json:"fail_first,omitempty"`
+	// Evidence names what shows the change in a verified verification
+	// (EvidenceFixed, EvidenceFailThenPass, EvidenceBehaviourPreserving);
+	// "" when it is not verified.
+	Evidence string `json:"evidence,omitempty"`
+	// NoEvidence is true when everything passed but no check shows the
+	// change: the one reason the coder is asked for a test.
+	NoEvidence bool `json:"no_evidence,omitempty"`
 }
+
+// What verified a verification (doc/design.md §8.7).
+const (
+	// EvidenceFixed: a required check that failed in the baseline passes.
+	EvidenceFixed = "fixed"
+	// EvidenceFailThenPass: tests the run added or changed fail on the
+	// pre-run code and pass on the new code.
+	EvidenceFailThenPass = "fail_then_pass"
+	// EvidenceBehaviourPreserving: the operator said the task changes no
+	// behaviour, and nothing that passed fails.
+	EvidenceBehaviourPreserving = "behaviour_preserving"
+)
 
 // Weakening is one edit that weakens what a check checks.
 type Weakening struct {

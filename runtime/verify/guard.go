@@ -34,6 +34,9 @@ type Guard struct {
 	// RequireFailingFirst verifies a run that added or changed tests only
 	// with fail-then-pass evidence.
 	RequireFailingFirst bool
+	// BehaviourPreserving verifies without a check that shows the change:
+	// the task changes no behaviour, and nothing that passed fails.
+	BehaviourPreserving bool
 	// Root is the workspace root the scratch copy is made of.
 	Root string
 	// TestChecks returns the runner of the test checks in dir (a scratch
@@ -118,29 +121,84 @@ func (g *Guard) apply(ctx context.Context, v *report.Verification, edits []Edit)
 		unverify(v, commentOnlyReason(same))
 		return
 	}
-	needEvidence := g.RequireFailingFirst && len(tests) > 0
+	needFailFirst := g.RequireFailingFirst && len(tests) > 0
 	excusable := g.AllowTestEdits && testFindings > 0 && configFindings == 0
 	if len(findings) > 0 && !excusable {
 		unverify(v, weakenedReason(findings, g.AllowTestEdits || configFindings > 0))
 		return
 	}
-	if !needEvidence && !excusable {
-		return
+	fixed := fixedChecks(v.Checks)
+	var ff *report.FailFirst
+	// Fail-then-pass evidence is taken when the operator requires it, when
+	// it excuses a test edit, and when nothing else can show the change.
+	if needFailFirst || excusable || (len(fixed) == 0 && !g.BehaviourPreserving && len(tests) > 0) {
+		ff = g.failFirst(ctx, edits, tests)
+		v.FailFirst = ff
 	}
-	ff := g.failFirst(ctx, edits, tests)
-	v.FailFirst = ff
-	switch {
-	case ff.Status != report.FailFirstFailedBefore:
+	if (needFailFirst || excusable) && ff.Status != report.FailFirstFailedBefore {
 		if len(findings) > 0 {
 			unverify(v, weakening.Sentence(findings)+"; test edits are allowed only when the changed tests fail on the code as it was before the run, and "+text.LowerFirst(ff.Reason))
 		} else {
 			unverify(v, ff.Reason)
 		}
-	case len(findings) > 0:
+		return
+	}
+	if len(findings) > 0 {
 		for i := range v.Weakening {
 			v.Weakening[i].Excused = true
 		}
 	}
+	switch {
+	case len(fixed) > 0:
+		v.Evidence = report.EvidenceFixed
+	case ff != nil && ff.Status == report.FailFirstFailedBefore:
+		v.Evidence = report.EvidenceFailThenPass
+	case g.BehaviourPreserving:
+		v.Evidence = report.EvidenceBehaviourPreserving
+	default:
+		unverify(v, g.noEvidenceReason(ff))
+		v.NoEvidence = true
+	}
+}
+
+// fixedChecks names the required checks that failed in the baseline and
+// pass now.
+func fixedChecks(checks []report.CheckResult) []string {
+	var out []string
+	for _, c := range checks {
+		if c.Required && c.Baseline == report.BaselineFixed {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// Reasons of a verification whose checks all pass but show nothing.
+const (
+	// ReasonNoEvidence opens the reason of a run no check shows.
+	ReasonNoEvidence = "No check shows the change"
+	// reasonEvidenceHow says how to get evidence.
+	reasonEvidenceHow = "add a test that fails without the change and passes with it " +
+		"(for a change that should alter no behaviour, set [verify] behaviour_preserving = true or run with --behaviour-preserving)"
+)
+
+// noEvidenceReason says why no check shows the change, given the
+// fail-then-pass evidence (nil when the run changed no test).
+func (g *Guard) noEvidenceReason(ff *report.FailFirst) string {
+	var why string
+	switch {
+	case ff != nil && ff.Status == report.FailFirstPassedBefore && len(ff.Restored) == 0:
+		why = "the run changed only tests (" + strings.Join(ff.Tests, ", ") + ") and no code"
+	case ff != nil && ff.Status == report.FailFirstPassedBefore:
+		why = "the run's new or changed tests (" + strings.Join(ff.Tests, ", ") + ") also pass on the code as it was before the run"
+	case ff != nil:
+		why = text.LowerFirst(strings.TrimSuffix(ff.Reason, "."))
+	case g.Baseline == nil:
+		why = "no baseline of the checks was measured before the run (agent.baseline = false), so none can show it was failing, and the run added or changed no test"
+	default:
+		why = "the required checks passed before this run and pass now, and the run added or changed no test"
+	}
+	return ReasonNoEvidence + ": " + why + "; " + reasonEvidenceHow
 }
 
 func weakenedReason(findings []weakening.Finding, allowed bool) string {

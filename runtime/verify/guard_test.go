@@ -180,6 +180,8 @@ func TestGuard(t *testing.T) {
 		wantFF       string // fail_first status, "" when none
 		wantFFRuns   int
 		wantRestored string // calc.go content the scratch checks saw
+		wantEvidence string // verification.evidence
+		wantNoProof  bool   // verification.no_evidence
 	}{
 		{
 			name:       "changed expected value",
@@ -199,10 +201,63 @@ func TestGuard(t *testing.T) {
 			wantWhat:   []string{"check_config_changed"},
 		},
 		{
-			name:       "new test and a fix",
-			files:      map[string]file{"calc.go": {s(calcBug), s(calcFixed)}, "add_test.go": {nil, s(calcTest)}},
-			checks:     passed(vet, test),
-			wantStatus: report.StatusOK,
+			name:         "new test and a fix: fail-then-pass is the evidence",
+			files:        map[string]file{"calc.go": {s(calcBug), s(calcFixed)}, "add_test.go": {nil, s(calcTest)}},
+			checks:       passed(vet, test),
+			wantStatus:   report.StatusOK,
+			wantFF:       report.FailFirstFailedBefore,
+			wantFFRuns:   1,
+			wantRestored: calcBug,
+			wantEvidence: report.EvidenceFailThenPass,
+		},
+		{
+			name:   "a fixed check is the evidence, without a scratch run",
+			files:  map[string]file{"calc.go": {s(calcBug), s(calcFixed)}, "add_test.go": {nil, s(calcTest)}},
+			checks: passed(vet, test),
+			guard: verify.Guard{Baseline: []report.CheckResult{
+				result("vet", "lint", report.StatusOK, true), result("test", "test", report.StatusFailed, true),
+			}},
+			wantStatus:   report.StatusOK,
+			wantEvidence: report.EvidenceFixed,
+		},
+		{
+			name:   "no evidence: the checks passed before and the run adds no test",
+			files:  map[string]file{"calc.go": {s(calcBug), s(calcFixed)}},
+			checks: passed(vet, test),
+			guard: verify.Guard{Baseline: []report.CheckResult{
+				result("vet", "lint", report.StatusOK, true), result("test", "test", report.StatusOK, true),
+			}},
+			wantStatus:  report.StatusUnverified,
+			wantReason:  []string{"No check shows the change: the required checks passed before this run and pass now", "add a test that fails without the change", "--behaviour-preserving"},
+			wantNoProof: true,
+		},
+		{
+			name:        "no evidence: no baseline was measured",
+			files:       map[string]file{"calc.go": {s(calcBug), s(calcFixed)}},
+			checks:      passed(vet, test),
+			wantStatus:  report.StatusUnverified,
+			wantReason:  []string{"No check shows the change: no baseline of the checks was measured", "agent.baseline = false"},
+			wantNoProof: true,
+		},
+		{
+			name:        "no evidence: the new test passes on the old code",
+			files:       map[string]file{"calc.go": {s(calcFixed), s(calcFixed + "\nfunc One() int { return 1 }\n")}, "add_test.go": {nil, s(calcTest)}},
+			checks:      passed(vet, test),
+			wantStatus:  report.StatusUnverified,
+			wantReason:  []string{"No check shows the change: the run's new or changed tests (add_test.go) also pass on the code as it was before the run"},
+			wantFF:      report.FailFirstPassedBefore,
+			wantFFRuns:  1,
+			wantNoProof: true,
+		},
+		{
+			name:   "behaviour preserving: nothing that passed fails",
+			files:  map[string]file{"calc.go": {s(calcFixed), s(calcFixed + "\nfunc One() int { return 1 }\n")}},
+			checks: passed(vet, test),
+			guard: verify.Guard{BehaviourPreserving: true, Baseline: []report.CheckResult{
+				result("vet", "lint", report.StatusOK, true), result("test", "test", report.StatusOK, true),
+			}},
+			wantStatus:   report.StatusOK,
+			wantEvidence: report.EvidenceBehaviourPreserving,
 		},
 		{
 			name:       "a function put inside a comment",
@@ -212,16 +267,20 @@ func TestGuard(t *testing.T) {
 			wantReason: []string{"The change to calc.go only touches comments, blank lines or whitespace", "make the change in the code itself"},
 		},
 		{
-			name:       "a comment beside a real change",
-			files:      map[string]file{"doc.go": {s("package calc\n"), s("// Package calc adds.\npackage calc\n")}, "calc.go": {s(calcBug), s(calcFixed)}},
-			checks:     passed(vet, test),
-			wantStatus: report.StatusOK,
+			name:         "a comment beside a real change",
+			files:        map[string]file{"doc.go": {s("package calc\n"), s("// Package calc adds.\npackage calc\n")}, "calc.go": {s(calcBug), s(calcFixed)}},
+			checks:       passed(vet, test),
+			guard:        verify.Guard{Baseline: []report.CheckResult{result("test", "test", report.StatusFailed, true)}},
+			wantStatus:   report.StatusOK,
+			wantEvidence: report.EvidenceFixed,
 		},
 		{
-			name:       "a new file of comments is a change",
-			files:      map[string]file{"doc.go": {nil, s("// Package calc adds.\npackage calc\n")}},
-			checks:     passed(vet, test),
-			wantStatus: report.StatusOK,
+			name:         "a new file of comments is a change",
+			files:        map[string]file{"doc.go": {nil, s("// Package calc adds.\npackage calc\n")}},
+			checks:       passed(vet, test),
+			guard:        verify.Guard{BehaviourPreserving: true},
+			wantStatus:   report.StatusOK,
+			wantEvidence: report.EvidenceBehaviourPreserving,
 		},
 		{
 			name:       "a failing check keeps its reason and lists the weakening",
@@ -242,6 +301,7 @@ func TestGuard(t *testing.T) {
 			wantFF:       report.FailFirstFailedBefore,
 			wantFFRuns:   1,
 			wantRestored: calcBug,
+			wantEvidence: report.EvidenceFailThenPass,
 		},
 		{
 			name:       "test edit allowed, but the tests pass on the old code",
@@ -263,6 +323,7 @@ func TestGuard(t *testing.T) {
 			wantFF:       report.FailFirstFailedBefore,
 			wantFFRuns:   1,
 			wantRestored: calcBug,
+			wantEvidence: report.EvidenceFailThenPass,
 		},
 		{
 			name:       "failing first: the new test passes on the old code",
@@ -347,6 +408,9 @@ func TestGuard(t *testing.T) {
 
 			if v.Status != tc.wantStatus || v.Verified != (tc.wantStatus == report.StatusOK) {
 				t.Errorf("Verify() = %s verified=%v (%q), want %s", v.Status, v.Verified, v.Reason, tc.wantStatus)
+			}
+			if v.Evidence != tc.wantEvidence || v.NoEvidence != tc.wantNoProof {
+				t.Errorf("evidence = %q, no_evidence = %v; want %q, %v", v.Evidence, v.NoEvidence, tc.wantEvidence, tc.wantNoProof)
 			}
 			if len(tc.wantReason) == 0 && v.Reason != "" {
 				t.Errorf("reason = %q, want none", v.Reason)

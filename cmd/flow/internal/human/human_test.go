@@ -137,3 +137,25 @@ func TestRenderRejectsUnknownAndBadInput(t *testing.T) {
 		t.Error("broken JSON rendered")
 	}
 }
+
+// TestVerifiedRunNamesItsEvidence: a verified run's head says what
+// verified it; an unverified one names no evidence.
+func TestVerifiedRunNamesItsEvidence(t *testing.T) {
+	for _, tc := range []struct {
+		rep  map[string]any
+		want string
+	}{
+		{map[string]any{"status": "ok", "verified": true, "verification": map[string]any{"evidence": "fail_then_pass"}}, "✓ verified (fail then pass) ·"},
+		{map[string]any{"status": "ok", "verified": true, "verification": map[string]any{"evidence": "fixed"}}, "✓ verified (fixed) ·"},
+		{map[string]any{"status": "unverified", "verified": false, "reason": "No check shows the change", "verification": map[string]any{"no_evidence": true}}, "not verified ·"},
+	} {
+		b, _ := json.Marshal(tc.rep)
+		var out bytes.Buffer
+		if err := Render(&out, "run", b, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), tc.want) {
+			t.Errorf("summary lacks %q:\n%s", tc.want, out.String())
+		}
+	}
+}

@@ -9,6 +9,9 @@ import (
 
 func (p *printer) run(r runView) {
 	head := p.verdict(r.Status, r.Verified)
+	if e := r.evidence(); r.Verified && e != "" {
+		head += " (" + e + ")"
+	}
 	if r.RunID != "" {
 		head += " · run " + r.RunID
 	}

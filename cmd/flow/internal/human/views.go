@@ -1,5 +1,7 @@
 package human
 
+import "strings"
+
 // The views hold the fields of each report that the summary shows, under
 // the report's JSON names. The status report is decoded into its own type,
 // report.Status.
@@ -60,9 +62,21 @@ type runView struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
 	} `json:"usage"`
-	Summary string `json:"summary"`
-	Reason  string `json:"reason"`
-	Error   string `json:"error"`
+	Summary      string `json:"summary"`
+	Reason       string `json:"reason"`
+	Error        string `json:"error"`
+	Verification *struct {
+		Evidence string `json:"evidence"`
+	} `json:"verification"`
+}
+
+// evidence names what verified the run: "fixed", "fail-then-pass",
+// "behaviour preserving"; "" when nothing did.
+func (r runView) evidence() string {
+	if r.Verification == nil {
+		return ""
+	}
+	return strings.ReplaceAll(r.Verification.Evidence, "_", " ")
 }
 
 type checkView struct {
