@@ -6,7 +6,9 @@ GO       ?= go
 NVIM     ?= nvim
 BIN      ?= bin
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
-LDFLAGS  := -X main.version=$(VERSION)
+# The commit lets the Neovim plugin tell a bin/flow older than its checkout.
+COMMIT   ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # Fuzz budgets are execution counts, not durations: with a duration, go1.26's
 # fuzz coordinator can report a spurious "context deadline exceeded" failure
 # when the deadline fires while a worker is mid-call (go.dev/issue/75804).
