@@ -15,14 +15,13 @@ LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME ?= 30000x
 FUZZMINIMIZE ?= 1000x
 
-.PHONY: help build install test test-race test-nvim test-nvim-current test-mcp test-ollama ollama-test-server ollama-avx2 e2e fuzz lint fmt check bench stats demo clean weights eval-tools eval
+.PHONY: help build fake-ollama install test test-race test-nvim test-nvim-current test-mcp test-ollama ollama-test-server ollama-avx2 e2e fuzz lint fmt check bench stats demo clean weights eval-tools eval
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-build: ## build bin/flow and bin/flow-fake-ollama, and doc/tags for :help flow
+build: ## build bin/flow (stamped with its version and commit) and doc/tags for :help flow
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/flow ./cmd/flow
-	$(GO) build -o $(BIN)/flow-fake-ollama ./cmd/flow-fake-ollama
 	@if command -v $(NVIM) >/dev/null 2>&1; then \
 		$(NVIM) --clean --headless -n -c 'helptags doc' -c 'qa!' </dev/null && echo "doc/tags: help tags for :help flow"; \
 	else echo "$(NVIM) not found: no doc/tags (Neovim makes them when it loads the plugin)"; fi
@@ -90,7 +89,10 @@ stats: ## the code's figures (scripts/codestats): the most complex functions, ru
 	$(GO) run ./scripts/codestats files runtime/agent
 	$(GO) run ./scripts/codestats lines ./...
 
-demo: build ## a complete verified run on examples/calc with a SCRIPTED model and real checks
+fake-ollama: ## build bin/flow-fake-ollama, the scripted model server of the demo (not needed to use flow)
+	$(GO) build -o $(BIN)/flow-fake-ollama ./cmd/flow-fake-ollama
+
+demo: build fake-ollama ## a complete verified run on examples/calc with a SCRIPTED model and real checks
 	./examples/demo.sh
 
 clean: ## remove bin/ and the test cache
