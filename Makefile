@@ -15,7 +15,7 @@ LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME ?= 30000x
 FUZZMINIMIZE ?= 1000x
 
-.PHONY: help build fake-ollama install test test-race test-nvim test-nvim-current test-mcp test-ollama ollama-test-server ollama-avx2 e2e fuzz lint fmt check bench stats demo clean weights eval-tools eval
+.PHONY: help build fake-ollama install test test-race test-nvim test-nvim-current test-lsp test-mcp test-ollama ollama-test-server ollama-avx2 e2e fuzz lint fmt check bench stats demo clean weights eval-tools eval
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -37,10 +37,18 @@ test-race: ## the test suite under the race detector
 	$(GO) test -race -count=1 ./...
 
 test-nvim: ## the Neovim tests only, against a real nvim (required; FLOW_TEST_NVIM_BIN picks which)
-	FLOW_TEST_NVIM=required $(GO) test -count=1 ./plugin/... ./bufferfs/... ./cmd/flow -run 'Nvim|Neovim|Editor|Plugin|Tools|Bridge|Socket|Help|Health|Flow'
+	FLOW_TEST_NVIM=required $(GO) test -count=1 ./plugin/... ./bufferfs/... ./cmd/flow -run 'Nvim|Neovim|Editor|Plugin|Tools|Bridge|Socket|Help|Health|Flow|LSP'
 
 test-nvim-current: ## the Neovim tests on a current Neovim (fetched once by scripts/nvim-current.sh)
 	FLOW_TEST_NVIM_BIN="$$(scripts/nvim-current.sh)" $(MAKE) --no-print-directory test-nvim
+
+LSPTESTS ?= LSP
+test-lsp: ## the editor tools against real language servers (scripts/lsp-test.sh), required, on Debian's nvim and a current one
+	scripts/lsp-test.sh prepare
+	@echo "== $$($(NVIM) --version | head -n 1)"
+	FLOW_TEST_LSP=required FLOW_TEST_NVIM=required $(GO) test -count=1 -v -run '$(LSPTESTS)' ./plugin
+	@nv="$$(scripts/nvim-current.sh)" && echo "== $$("$$nv" --version | head -n 1)" && \
+		FLOW_TEST_NVIM_BIN="$$nv" FLOW_TEST_LSP=required FLOW_TEST_NVIM=required $(GO) test -count=1 -v -run '$(LSPTESTS)' ./plugin
 
 test-mcp: ## the MCP server tests only (in process and over a real flow serve)
 	$(GO) test -count=1 ./mcp/... ./cmd/flow -run 'Serve|MCP|TypeScript|Golden|Session'

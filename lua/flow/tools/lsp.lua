@@ -1,0 +1,139 @@
+-- The language-server side of the editor tools: the clients attached to a
+-- buffer, a bounded wait for them to finish starting, and a bounded wait
+-- for a buffer's next diagnostics (editor_diagnostics, and file_write's
+-- diagnostics after an edit). flow never starts a language server itself.
+-- Neovim 0.7.2+: vim.lsp.get_clients (0.10) falls back to
+-- vim.lsp.buf_get_clients; DiagnosticChanged exists since 0.7.
+
+local api = vim.api
+
+local M = {}
+
+-- The buffer variable DiagnosticChanged increments, so that a wait can
+-- tell "published since" from "nothing yet". plugin/flow.lua counts the
+-- same way from startup; M.track() covers a Neovim that never sourced it.
+M.counter = "flow_diagnostic_changes"
+
+--- Installs the DiagnosticChanged counter unless plugin/flow.lua did.
+function M.track()
+  if vim.g.flow_diagnostics_tracked or vim.fn.exists("##DiagnosticChanged") ~= 1 then
+    return
+  end
+  vim.g.flow_diagnostics_tracked = true
+  api.nvim_create_autocmd("DiagnosticChanged", {
+    group = api.nvim_create_augroup("flow_diagnostics", { clear = true }),
+    callback = function(a)
+      if a.buf and api.nvim_buf_is_valid(a.buf) then
+        local ok, n = pcall(api.nvim_buf_get_var, a.buf, M.counter)
+        api.nvim_buf_set_var(a.buf, M.counter, (ok and type(n) == "number" and n or 0) + 1)
+      end
+    end,
+  })
+end
+
+--- How many times buffer b's diagnostics changed since tracking began.
+---@param b integer
+---@return integer
+function M.changes(b)
+  local ok, n = pcall(api.nvim_buf_get_var, b, M.counter)
+  return ok and type(n) == "number" and n or 0
+end
+
+-- The clients attached to b that have not finished initializing:
+-- vim.lsp.get_clients (0.10) and vim.lsp.buf_get_clients (0.7) list only
+-- initialized clients, and no public API lists the others by buffer. Client
+-- ids are sequential, so they are probed with vim.lsp.get_client_by_id up
+-- to 32 ids past the highest initialized one; vim.lsp.buf_is_attached
+-- counts a starting client on both versions.
+local function starting(b, seen)
+  local top = 0
+  for _, c in pairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
+    top = math.max(top, c.id)
+  end
+  local out, misses, id = {}, 0, 1
+  while misses < 32 do
+    local c = vim.lsp.get_client_by_id(id)
+    if c then
+      misses = 0
+      if not seen[id] and not c.initialized and vim.lsp.buf_is_attached(b, id) then
+        out[#out + 1] = c
+      end
+    elseif id > top then
+      misses = misses + 1
+    end
+    id = id + 1
+  end
+  return out
+end
+
+--- The LSP clients attached to buffer b, sorted by id, including those
+--- still starting.
+---@param b integer|nil
+---@return table[]
+function M.clients(b)
+  if not b then
+    return {}
+  end
+  local list, seen = {}, {}
+  local attached = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = b }) or vim.lsp.buf_get_clients(b) or {}
+  for _, c in pairs(attached) do
+    list[#list + 1] = c
+    seen[c.id] = true
+  end
+  vim.list_extend(list, starting(b, seen))
+  table.sort(list, function(x, y)
+    return x.id < y.id
+  end)
+  return list
+end
+
+local function ready(c)
+  return c.initialized and not (c.is_stopped and c.is_stopped())
+end
+
+--- Waits at most timeout ms for every client attached to b to finish
+--- initializing. Returns the ready clients and the names of those still
+--- starting.
+---@param b integer
+---@param timeout integer
+---@return table[], string[]
+function M.wait_ready(b, timeout)
+  local list = M.clients(b)
+  local function all_ready()
+    for _, c in ipairs(list) do
+      if not ready(c) then
+        return false
+      end
+    end
+    return true
+  end
+  if #list > 0 and not all_ready() then
+    vim.wait(timeout, all_ready, 20)
+  end
+  local ok, starting = {}, {}
+  for _, c in ipairs(list) do
+    if ready(c) then
+      ok[#ok + 1] = c
+    else
+      starting[#starting + 1] = c.name or ("client " .. c.id)
+    end
+  end
+  return ok, starting
+end
+
+--- Waits at most timeout ms for buffer b's diagnostics to change after
+--- the count since (M.changes before the edit). Returns whether they did
+--- and the milliseconds waited.
+---@param b integer
+---@param since integer
+---@param timeout integer
+---@return boolean, integer
+function M.wait_published(b, since, timeout)
+  local t0 = vim.loop.hrtime()
+  local done = vim.wait(timeout, function()
+    return not api.nvim_buf_is_valid(b) or M.changes(b) > since
+  end, 10)
+  return done and true or false, math.floor((vim.loop.hrtime() - t0) / 1e6)
+end
+
+return M

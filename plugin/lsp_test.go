@@ -1,0 +1,199 @@
+package plugin_test
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/neovim/go-client/nvim"
+
+	"flow/internal/test/nvimtest"
+)
+
+// The editor tools against real language servers: gopls, pinned and built
+// by scripts/lsp-test.sh, attached to the headless Neovim the tests drive.
+// A missing server skips these tests, unless FLOW_TEST_LSP=required (CI,
+// `make test-lsp`), which fails them instead.
+
+var (
+	lspOnce  sync.Once
+	lspPaths map[string]string
+	lspErr   error
+)
+
+// lspServer returns the path of the pinned server name (gopls, pyright)
+// that scripts/lsp-test.sh installs; FLOW_TEST_GOPLS or FLOW_TEST_PYRIGHT
+// override it.
+func lspServer(t *testing.T, name string) string {
+	t.Helper()
+	lspOnce.Do(func() {
+		lspPaths = map[string]string{}
+		out, err := exec.Command(filepath.Join(nvimtest.RepoRoot(t), "scripts", "lsp-test.sh"), "env").Output()
+		if err != nil {
+			lspErr = err
+			return
+		}
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		for sc.Scan() {
+			k, v, _ := strings.Cut(sc.Text(), "=")
+			lspPaths[k] = v
+		}
+	})
+	key := "FLOW_TEST_" + strings.ToUpper(name)
+	p := os.Getenv(key)
+	if p == "" {
+		p = lspPaths[key]
+	}
+	if lspErr != nil || p == "" {
+		lspMissing(t, name+": scripts/lsp-test.sh env failed: "+errString(lspErr))
+	}
+	if st, err := os.Stat(p); err != nil || st.Mode()&0o111 == 0 {
+		lspMissing(t, name+" is not installed at "+p+" (run scripts/lsp-test.sh prepare)")
+	}
+	return p
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "no path"
+	}
+	return err.Error()
+}
+
+func lspMissing(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("FLOW_TEST_LSP") == "required" {
+		t.Fatalf("%s; FLOW_TEST_LSP=required", why)
+	}
+	t.Skipf("%s; set FLOW_TEST_LSP=required to fail instead", why)
+}
+
+// goEnv returns the Go toolchain's cache locations and an offline module
+// set-up for gopls inside a test Neovim, whose HOME is a temporary
+// directory.
+func goEnv(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMODCACHE", "GOCACHE", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	vals := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(vals) != 3 {
+		t.Fatalf("go env printed %q", out)
+	}
+	return []string{"GOMODCACHE=" + vals[0], "GOCACHE=" + vals[1], "PATH=" + filepath.Join(vals[2], "bin") + ":" + os.Getenv("PATH"),
+		"GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GOTELEMETRY=off"}
+}
+
+// attach starts the language server cmd in Neovim with root as its root
+// directory and attaches it to the buffers of files (opened in order; the
+// first stays current). It returns the client id.
+func attach(t *testing.T, v *nvim.Nvim, name string, cmd []string, root string, files ...string) int64 {
+	t.Helper()
+	id := lua(t, v, `local name, cmd, root, files = ...
+		local id = vim.lsp.start_client({ name = name, cmd = cmd, root_dir = root })
+		assert(id, 'vim.lsp.start_client failed for ' .. name)
+		for i = #files, 1, -1 do
+			vim.cmd('edit ' .. vim.fn.fnameescape(files[i]))
+			vim.lsp.buf_attach_client(0, id)
+		end
+		return id`, name, cmd, root, files)
+	t.Cleanup(func() {
+		nvimtest.Try(v, nvimtest.CallTimeout, "local c = vim.lsp.get_client_by_id(...); if c then c.stop(true) end", id)
+	})
+	return asInt(id)
+}
+
+const (
+	goMod  = "module example.com/lsp\n\ngo 1.22\n"
+	goAdd  = "package lsp\n\n// Add returns x+y.\nfunc Add(x, y int) int { return x + y }\n\nvar Bad int = \"text\"\n"
+	goUse  = "package lsp\n\nfunc Use() int { return Add(1, 2) + Add(3, 4) }\n"
+	goPath = "add.go"
+)
+
+// TestLSPGopls: with gopls attached, editor_diagnostics returns gopls's
+// type error, editor_symbols the document's symbols and editor_references
+// the references in both files; each call waits (boundedly) for a server
+// that was just started.
+func TestLSPGopls(t *testing.T) {
+	gopls := lspServer(t, "gopls")
+	root := workspace(t, map[string]string{"go.mod": goMod, goPath: goAdd, "use.go": goUse})
+	v := nvimtest.New(t, nvimtest.Options{Dir: root, Env: goEnv(t)})
+	lua(t, v, "require('flow.tools').setup({workspace = ..., trusted = true})", root)
+	attach(t, v, "gopls", []string{gopls}, root, goPath)
+
+	// The first call waits for the server to start and publish.
+	res := callTool(t, v, "editor_diagnostics", map[string]any{"path": goPath, "timeout": 60000})
+	items, _ := res["diagnostics"].([]any)
+	if res["status"] != "failed" || len(items) == 0 {
+		t.Fatalf("editor_diagnostics(%s) = %v, want failed with gopls's type error", goPath, res)
+	}
+	d := items[0].(map[string]any)
+	if !strings.Contains(d["message"].(string), `cannot use "text"`) || d["severity_name"] != "error" || asInt(d["line"]) != 6 {
+		t.Errorf("diagnostic = %v, want gopls's error on line 6", d)
+	}
+	t.Logf("editor_diagnostics: %v", d)
+
+	res = callTool(t, v, "editor_symbols", map[string]any{"path": goPath, "timeout": 60000})
+	if res["status"] != "unverified" {
+		t.Fatalf("editor_symbols(%s) = %v, want unverified with gopls's symbols", goPath, res)
+	}
+	var names []string
+	for _, c := range res["clients"].([]any) {
+		for _, s := range c.(map[string]any)["symbols"].([]any) {
+			names = append(names, s.(map[string]any)["name"].(string))
+		}
+	}
+	sort.Strings(names)
+	if !slices.Equal(names, []string{"Add", "Bad"}) {
+		t.Errorf("editor_symbols names = %v, want [Add Bad]", names)
+	}
+	t.Logf("editor_symbols: %v", names)
+
+	// Add's name on line 4, column 5.
+	res = callTool(t, v, "editor_references", map[string]any{"path": goPath, "line": 4, "column": 5, "timeout": 60000})
+	if res["status"] != "unverified" {
+		t.Fatalf("editor_references(%s) = %v, want unverified with gopls's references", goPath, res)
+	}
+	count := map[string]int{}
+	for _, c := range res["clients"].([]any) {
+		for _, r := range c.(map[string]any)["references"].([]any) {
+			count[r.(map[string]any)["path"].(string)]++
+		}
+	}
+	if count[goPath] != 1 || count["use.go"] != 2 {
+		t.Errorf("editor_references of Add = %v, want the declaration in %s and 2 uses in use.go", count, goPath)
+	}
+	t.Logf("editor_references of Add: %v", count)
+}
+
+// TestLSPStartingAndAbsent: a buffer with no server is unavailable with a
+// reason; a server that never finishes starting (it never answers
+// initialize) makes every LSP tool unavailable within its timeout, saying
+// it is still starting.
+func TestLSPStartingAndAbsent(t *testing.T) {
+	root := workspace(t, map[string]string{"go.mod": goMod, goPath: goAdd})
+	v := editor(t, root, true)
+	lua(t, v, "vim.cmd('edit ' .. ...)", goPath)
+	res := callTool(t, v, "editor_diagnostics", map[string]any{"path": goPath})
+	if res["status"] != "unavailable" || !strings.Contains(res["reason"].(string), "no language server is attached to "+goPath) {
+		t.Errorf("editor_diagnostics without a server = %v, want unavailable naming the missing server", res)
+	}
+	// A server that reads everything and never answers initialize: the
+	// client stays starting.
+	attach(t, v, "silent", []string{"sh", "-c", "cat >/dev/null"}, root, goPath)
+	for _, tool := range []string{"editor_diagnostics", "editor_symbols", "editor_references"} {
+		res := callTool(t, v, tool, map[string]any{"path": goPath, "timeout": 300})
+		reason, _ := res["reason"].(string)
+		if res["status"] != "unavailable" || !strings.Contains(reason, "the language server silent attached to "+goPath+" is still starting") {
+			t.Errorf("%s with a starting server = %v, want unavailable saying it is still starting", tool, res)
+		}
+	}
+}
