@@ -2,10 +2,13 @@ package plugin_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"flow/internal/test/nvimtest"
 )
 
 // BenchmarkBridgeFileRead measures one bridged file_read of a loaded
@@ -71,4 +74,66 @@ func hostCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkEditorWriteDiagnostics measures the coder's file_write of a Go
+// file inside Neovim, alternating a type error and its fix, without a
+// language server and with gopls attached: with gopls the write also
+// waits (at most 1.5 s) for gopls's new diagnostics of the buffer, which
+// its result then carries. median-ms and max-ms are whole writes;
+// wait-median-ms and wait-max-ms the editor's own count of that wait
+// (waited_ms). The difference of the two sub-benchmarks' medians is what
+// the diagnostics add per edit.
+func BenchmarkEditorWriteDiagnostics(b *testing.B) {
+	for _, server := range []string{"none", "gopls"} {
+		b.Run(server, func(b *testing.B) {
+			root := workspace(b, map[string]string{"go.mod": goMod, goPath: goFixed, "use.go": goUse})
+			v := nvimtest.New(b, nvimtest.Options{Dir: root, Env: goEnv(b)})
+			lua(b, v, "require('flow.tools').setup({workspace = ..., trusted = true})", root)
+			if server == "gopls" {
+				attach(b, v, "gopls", []string{lspServer(b, "gopls")}, root, goPath)
+				callTool(b, v, "editor_diagnostics", map[string]any{"path": goPath, "timeout": 60000})
+			} else {
+				lua(b, v, "vim.cmd('edit ' .. ...)", goPath)
+			}
+			reg := editorFiles(b, v, root)
+			var all, waits []time.Duration
+			i := 0
+			for b.Loop() {
+				content := goFixed
+				if i%2 == 0 {
+					content = goAdd
+				}
+				i++
+				start := time.Now()
+				out := callFile(b, reg, "file_write", map[string]any{"path": goPath, "content": content})
+				all = append(all, time.Since(start))
+				d, ok := out["editor_diagnostics"].(map[string]any)
+				if server == "gopls" {
+					if !ok || d["status"] == "unavailable" {
+						b.Fatalf("file_write with gopls = %v, want its diagnostics", out)
+					}
+					waits = append(waits, time.Duration(d["waited_ms"].(float64))*time.Millisecond)
+				} else if ok {
+					b.Fatalf("file_write without a server = %v, want no editor_diagnostics", out)
+				}
+			}
+			med, max := medianMax(all)
+			b.ReportMetric(med, "median-ms")
+			b.ReportMetric(max, "max-ms")
+			if len(waits) > 0 {
+				med, max = medianMax(waits)
+				b.ReportMetric(med, "wait-median-ms")
+				b.ReportMetric(max, "wait-max-ms")
+			}
+		})
+	}
+}
+
+// medianMax returns the median and the maximum of ds in milliseconds.
+func medianMax(ds []time.Duration) (float64, float64) {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	return ms(s[len(s)/2]), ms(s[len(s)-1])
 }

@@ -3,6 +3,7 @@ package plugin_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,10 +12,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/neovim/go-client/nvim"
 
+	"flow/bufferfs"
 	"flow/internal/test/nvimtest"
+	"flow/runtime/model"
+	"flow/runtime/tools"
 )
 
 // The editor tools against real language servers: gopls, pinned and built
@@ -31,7 +36,7 @@ var (
 // lspServer returns the path of the pinned server name (gopls, pyright)
 // that scripts/lsp-test.sh installs; FLOW_TEST_GOPLS or FLOW_TEST_PYRIGHT
 // override it.
-func lspServer(t *testing.T, name string) string {
+func lspServer(t testing.TB, name string) string {
 	t.Helper()
 	lspOnce.Do(func() {
 		lspPaths = map[string]string{}
@@ -67,7 +72,7 @@ func errString(err error) string {
 	return err.Error()
 }
 
-func lspMissing(t *testing.T, why string) {
+func lspMissing(t testing.TB, why string) {
 	t.Helper()
 	if os.Getenv("FLOW_TEST_LSP") == "required" {
 		t.Fatalf("%s; FLOW_TEST_LSP=required", why)
@@ -78,7 +83,7 @@ func lspMissing(t *testing.T, why string) {
 // goEnv returns the Go toolchain's cache locations and an offline module
 // set-up for gopls inside a test Neovim, whose HOME is a temporary
 // directory.
-func goEnv(t *testing.T) []string {
+func goEnv(t testing.TB) []string {
 	t.Helper()
 	out, err := exec.Command("go", "env", "GOMODCACHE", "GOCACHE", "GOROOT").Output()
 	if err != nil {
@@ -95,7 +100,7 @@ func goEnv(t *testing.T) []string {
 // attach starts the language server cmd in Neovim with root as its root
 // directory and attaches it to the buffers of files (opened in order; the
 // first stays current). It returns the client id.
-func attach(t *testing.T, v *nvim.Nvim, name string, cmd []string, root string, files ...string) int64 {
+func attach(t testing.TB, v *nvim.Nvim, name string, cmd []string, root string, files ...string) int64 {
 	t.Helper()
 	id := lua(t, v, `local name, cmd, root, files = ...
 		local id = vim.lsp.start_client({ name = name, cmd = cmd, root_dir = root })
@@ -195,5 +200,81 @@ func TestLSPStartingAndAbsent(t *testing.T) {
 		if res["status"] != "unavailable" || !strings.Contains(reason, "the language server silent attached to "+goPath+" is still starting") {
 			t.Errorf("%s with a starting server = %v, want unavailable saying it is still starting", tool, res)
 		}
+	}
+}
+
+// goFixed is goAdd with its type error fixed.
+const goFixed = "package lsp\n\n// Add returns x+y.\nfunc Add(x, y int) int { return x + y }\n\nvar Bad int = 1\n"
+
+// editorFiles returns the coder's file tools over the buffer-aware file
+// system of v, as a run inside Neovim has them.
+func editorFiles(t testing.TB, v *nvim.Nvim, root string) *tools.Registry {
+	t.Helper()
+	d, err := bufferfs.NewDisk(root, bufferfs.DiskOptions{Trusted: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return tools.New(bufferfs.NewEditor(d, newBridge(t, v, root, "", 30*time.Second)), tools.Options{Trusted: true})
+}
+
+// callFile calls a file tool as the coder and decodes its JSON result.
+func callFile(t testing.TB, reg *tools.Registry, name string, args map[string]any) map[string]any {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	res := reg.Call(t.Context(), "coder", model.ToolCall{ID: "1", Name: name, Arguments: string(raw)})
+	var out map[string]any
+	if err := json.Unmarshal([]byte(res.Content), &out); err != nil || res.Status != "ok" {
+		t.Fatalf("%s = %s %q, want ok JSON", name, res.Status, res.Content)
+	}
+	return out
+}
+
+// TestLSPGoplsDiagnosticsAfterEdit: inside Neovim, a file_write or
+// file_edit of a buffer gopls is attached to carries gopls's new error
+// diagnostics, so that the coder sees a type error before the checks run;
+// the fixing edit carries none. A file no server is attached to carries
+// no editor_diagnostics at all.
+func TestLSPGoplsDiagnosticsAfterEdit(t *testing.T) {
+	gopls := lspServer(t, "gopls")
+	clean := strings.Replace(goAdd, "var Bad int = \"text\"\n", "", 1)
+	root := workspace(t, map[string]string{"go.mod": goMod, goPath: clean, "use.go": goUse, "notes.txt": "n\n"})
+	v := nvimtest.New(t, nvimtest.Options{Dir: root, Env: goEnv(t)})
+	lua(t, v, "require('flow.tools').setup({workspace = ..., trusted = true})", root)
+	lua(t, v, "vim.cmd('edit notes.txt')")
+	attach(t, v, "gopls", []string{gopls}, root, goPath)
+	// Wait until gopls has started and diagnosed the clean file.
+	if res := callTool(t, v, "editor_diagnostics", map[string]any{"path": goPath, "timeout": 60000}); res["status"] != "unverified" {
+		t.Fatalf("editor_diagnostics(clean %s) = %v, want unverified", goPath, res)
+	}
+	reg := editorFiles(t, v, root)
+
+	out := callFile(t, reg, "file_write", map[string]any{"path": goPath, "content": goAdd})
+	d, _ := out["editor_diagnostics"].(map[string]any)
+	errs, _ := d["errors"].([]any)
+	if d["status"] != "failed" || len(errs) != 1 || !strings.Contains(errs[0].(map[string]any)["message"].(string), `cannot use "text"`) {
+		t.Fatalf("file_write of a type error = %v, want editor_diagnostics failed with gopls's error", out)
+	}
+	if e := errs[0].(map[string]any); e["line"] != float64(6) || e["source"] != "compiler" {
+		t.Errorf("error = %v, want line 6 from the compiler", e)
+	}
+	t.Logf("file_write: editor_diagnostics %v", d)
+
+	out = callFile(t, reg, "file_edit", map[string]any{"path": goPath, "old_string": `var Bad int = "text"`, "new_string": "var Bad int = 1"})
+	d, _ = out["editor_diagnostics"].(map[string]any)
+	if d["status"] != "ok" || d["errors"] != nil {
+		t.Errorf("file_edit fixing the error = %v, want editor_diagnostics ok without errors", out)
+	}
+	if got := readFile(t, root, goPath); got != goFixed {
+		t.Errorf("%s = %q, want the fixed text", goPath, got)
+	}
+	// The server is still attached after the reloads.
+	if n := lua(t, v, "return #require('flow.tools.lsp').clients(vim.fn.bufnr(...))", goPath); asInt(n) != 1 {
+		t.Errorf("clients of %s after two edits = %v, want gopls still attached", goPath, n)
+	}
+
+	out = callFile(t, reg, "file_write", map[string]any{"path": "notes.txt", "content": "m\n"})
+	if _, ok := out["editor_diagnostics"]; ok {
+		t.Errorf("file_write of a buffer without a server = %v, want no editor_diagnostics", out)
 	}
 }

@@ -136,4 +136,59 @@ function M.wait_published(b, since, timeout)
   return done and true or false, math.floor((vim.loop.hrtime() - t0) / 1e6)
 end
 
+--- How long a file write waits for the edited buffer's new diagnostics.
+M.after_edit_ms = 1500
+
+-- Most error diagnostics an edit's result carries.
+local max_errors = 20
+
+--- The edited buffer b's new error diagnostics, for a file write's result:
+--- waits at most M.after_edit_ms for its diagnostics to change after the
+--- count since (taken right after the reload, so the clearing that the
+--- reload itself does is not mistaken for the server's answer). nil when no
+--- language server is attached to b.
+---@param b integer
+---@param rel string
+---@param since integer
+---@return table|nil
+function M.after_edit(b, rel, since)
+  local list = M.clients(b)
+  if #list == 0 then
+    return nil
+  end
+  local names = {}
+  for _, c in ipairs(list) do
+    names[#names + 1] = c.name or ("client " .. c.id)
+  end
+  local published, waited = M.wait_published(b, since, M.after_edit_ms)
+  local out = { clients = names, waited_ms = waited }
+  if not published then
+    out.status = "unavailable"
+    out.reason = "no new diagnostics for " .. rel .. " within " .. M.after_edit_ms
+      .. " ms of the edit (the language server may be slow or still starting); call editor_diagnostics to see them later"
+    return out
+  end
+  local errors = {}
+  local all = vim.diagnostic.get(b, { severity = vim.diagnostic.severity.ERROR })
+  for i, d in ipairs(all) do
+    if i > max_errors then
+      break
+    end
+    errors[#errors + 1] = {
+      line = d.lnum + 1,
+      column = d.col,
+      message = d.message,
+      source = d.source,
+      code = d.code,
+    }
+  end
+  out.errors = errors
+  out.omitted = #all > max_errors and (#all - max_errors) or nil
+  out.status = #all > 0 and "failed" or "ok"
+  if #all > 0 then
+    out.reason = rel .. " has " .. #all .. " error diagnostic(s) from the editor's language server after this edit; fix them before running the checks"
+  end
+  return out
+end
+
 return M
