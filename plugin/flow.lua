@@ -45,6 +45,6 @@ vim.keymap.set("x", "<Plug>(flow-build)", ":FlowBuild<CR>", { desc = "flow: run 
 vim.keymap.set("n", "<Plug>(flow-check)", "<Cmd>FlowCheck<CR>", { desc = "flow: run checks" })
 vim.keymap.set("n", "<Plug>(flow-stop)", "<Cmd>FlowStop<CR>", { desc = "flow: cancel" })
 
--- Count each buffer's diagnostic changes from the start, so that the editor
--- tools can wait for a language server's next diagnostics after an edit.
+-- Count each buffer's diagnostic changes from the start, so that
+-- editor_diagnostics can tell a server that has not published yet.
 require("flow.tools.lsp").track()

@@ -99,17 +99,27 @@ func goEnv(t testing.TB) []string {
 
 // attach starts the language server cmd in Neovim with root as its root
 // directory and attaches it to the buffers of files (opened in order; the
-// first stays current). It returns the client id.
-func attach(t testing.TB, v *nvim.Nvim, name string, cmd []string, root string, files ...string) int64 {
+// first stays current). settings, when not nil, are sent once the server
+// is initialized (workspace/didChangeConfiguration), as nvim-lspconfig
+// does: pyright analyzes nothing until it has them. It returns the client
+// id.
+func attach(t testing.TB, v *nvim.Nvim, name string, cmd []string, settings map[string]any, root string, files ...string) int64 {
 	t.Helper()
-	id := lua(t, v, `local name, cmd, root, files = ...
-		local id = vim.lsp.start_client({ name = name, cmd = cmd, root_dir = root })
+	id := lua(t, v, `local name, cmd, settings, root, files = ...
+		local conf = { name = name, cmd = cmd, root_dir = root }
+		if settings and settings ~= vim.NIL then
+			conf.settings = settings
+			conf.on_init = function(c)
+				c.notify('workspace/didChangeConfiguration', { settings = settings })
+			end
+		end
+		local id = vim.lsp.start_client(conf)
 		assert(id, 'vim.lsp.start_client failed for ' .. name)
 		for i = #files, 1, -1 do
 			vim.cmd('edit ' .. vim.fn.fnameescape(files[i]))
 			vim.lsp.buf_attach_client(0, id)
 		end
-		return id`, name, cmd, root, files)
+		return id`, name, cmd, settings, root, files)
 	t.Cleanup(func() {
 		nvimtest.Try(v, nvimtest.CallTimeout, "local c = vim.lsp.get_client_by_id(...); if c then c.stop(true) end", id)
 	})
@@ -132,7 +142,7 @@ func TestLSPGopls(t *testing.T) {
 	root := workspace(t, map[string]string{"go.mod": goMod, goPath: goAdd, "use.go": goUse})
 	v := nvimtest.New(t, nvimtest.Options{Dir: root, Env: goEnv(t)})
 	lua(t, v, "require('flow.tools').setup({workspace = ..., trusted = true})", root)
-	attach(t, v, "gopls", []string{gopls}, root, goPath)
+	attach(t, v, "gopls", []string{gopls}, nil, root, goPath)
 
 	// The first call waits for the server to start and publish.
 	res := callTool(t, v, "editor_diagnostics", map[string]any{"path": goPath, "timeout": 60000})
@@ -193,7 +203,7 @@ func TestLSPStartingAndAbsent(t *testing.T) {
 	}
 	// A server that reads everything and never answers initialize: the
 	// client stays starting.
-	attach(t, v, "silent", []string{"sh", "-c", "cat >/dev/null"}, root, goPath)
+	attach(t, v, "silent", []string{"sh", "-c", "cat >/dev/null"}, nil, root, goPath)
 	for _, tool := range []string{"editor_diagnostics", "editor_symbols", "editor_references"} {
 		res := callTool(t, v, tool, map[string]any{"path": goPath, "timeout": 300})
 		reason, _ := res["reason"].(string)
@@ -242,7 +252,7 @@ func TestLSPGoplsDiagnosticsAfterEdit(t *testing.T) {
 	v := nvimtest.New(t, nvimtest.Options{Dir: root, Env: goEnv(t)})
 	lua(t, v, "require('flow.tools').setup({workspace = ..., trusted = true})", root)
 	lua(t, v, "vim.cmd('edit notes.txt')")
-	attach(t, v, "gopls", []string{gopls}, root, goPath)
+	attach(t, v, "gopls", []string{gopls}, nil, root, goPath)
 	// Wait until gopls has started and diagnosed the clean file.
 	if res := callTool(t, v, "editor_diagnostics", map[string]any{"path": goPath, "timeout": 60000}); res["status"] != "unverified" {
 		t.Fatalf("editor_diagnostics(clean %s) = %v, want unverified", goPath, res)
@@ -276,5 +286,78 @@ func TestLSPGoplsDiagnosticsAfterEdit(t *testing.T) {
 	out = callFile(t, reg, "file_write", map[string]any{"path": "notes.txt", "content": "m\n"})
 	if _, ok := out["editor_diagnostics"]; ok {
 		t.Errorf("file_write of a buffer without a server = %v, want no editor_diagnostics", out)
+	}
+}
+
+const (
+	pyCalc  = "def add(x: int, y: int) -> int:\n    return x + y\n\n\nbad: int = \"text\"\n"
+	pyFixed = "def add(x: int, y: int) -> int:\n    return x + y\n\n\nbad: int = 1\n"
+	pyUse   = "from calc import add\n\nprint(add(1, 2) + add(3, 4))\n"
+)
+
+// TestLSPPyright: the same tools with pyright (from the committed npm
+// lockfile plugin/testdata/lsp/package-lock.json) attached to a Python
+// buffer: its type error, its symbols, the references in both files, and
+// its new errors in the result of a write.
+func TestLSPPyright(t *testing.T) {
+	pyright := lspServer(t, "pyright")
+	if _, err := exec.LookPath("node"); err != nil {
+		lspMissing(t, "node is not on PATH, and pyright runs on it")
+	}
+	root := workspace(t, map[string]string{"calc.py": pyFixed, "use.py": pyUse})
+	v := nvimtest.New(t, nvimtest.Options{Dir: root})
+	lua(t, v, "require('flow.tools').setup({workspace = ..., trusted = true})", root)
+	settings := map[string]any{"python": map[string]any{"analysis": map[string]any{"diagnosticMode": "openFilesOnly"}}}
+	attach(t, v, "pyright", []string{pyright, "--stdio"}, settings, root, "calc.py")
+
+	res := callTool(t, v, "editor_diagnostics", map[string]any{"path": "calc.py", "timeout": 60000})
+	if res["status"] != "unverified" {
+		t.Fatalf("editor_diagnostics(clean calc.py) = %v, want unverified", res)
+	}
+	reg := editorFiles(t, v, root)
+	out := callFile(t, reg, "file_write", map[string]any{"path": "calc.py", "content": pyCalc})
+	d, _ := out["editor_diagnostics"].(map[string]any)
+	errs, _ := d["errors"].([]any)
+	if d["status"] != "failed" || len(errs) != 1 || !strings.Contains(errs[0].(map[string]any)["message"].(string), `is not assignable to declared type "int"`) {
+		t.Fatalf("file_write of a type error = %v, want editor_diagnostics failed with pyright's error", out)
+	}
+	t.Logf("file_write: editor_diagnostics %v", d)
+
+	res = callTool(t, v, "editor_diagnostics", map[string]any{"path": "calc.py"})
+	items, _ := res["diagnostics"].([]any)
+	if res["status"] != "failed" || len(items) != 1 || items[0].(map[string]any)["source"] != "Pyright" || asInt(items[0].(map[string]any)["line"]) != 5 {
+		t.Errorf("editor_diagnostics(calc.py) = %v, want failed with pyright's error on line 5", res)
+	}
+
+	res = callTool(t, v, "editor_symbols", map[string]any{"path": "calc.py", "timeout": 60000})
+	var names []string
+	for _, c := range res["clients"].([]any) {
+		for _, s := range c.(map[string]any)["symbols"].([]any) {
+			names = append(names, s.(map[string]any)["name"].(string))
+		}
+	}
+	sort.Strings(names)
+	if res["status"] != "unverified" || !slices.Equal(names, []string{"add", "bad"}) {
+		t.Errorf("editor_symbols(calc.py) = %v (names %v), want unverified with [add bad]", res, names)
+	}
+	t.Logf("editor_symbols: %v", names)
+
+	// add's name on line 1, column 4: the definition, the import and two
+	// calls in use.py.
+	res = callTool(t, v, "editor_references", map[string]any{"path": "calc.py", "line": 1, "column": 4, "timeout": 60000})
+	count := map[string]int{}
+	for _, c := range res["clients"].([]any) {
+		for _, r := range c.(map[string]any)["references"].([]any) {
+			count[r.(map[string]any)["path"].(string)]++
+		}
+	}
+	if res["status"] != "unverified" || count["calc.py"] != 1 || count["use.py"] != 3 {
+		t.Errorf("editor_references of add = %v (%v), want 1 in calc.py and 3 in use.py", res, count)
+	}
+	t.Logf("editor_references of add: %v", count)
+
+	out = callFile(t, reg, "file_write", map[string]any{"path": "calc.py", "content": pyFixed})
+	if d, _ := out["editor_diagnostics"].(map[string]any); d["status"] != "ok" || d["errors"] != nil {
+		t.Errorf("file_write fixing the error = %v, want editor_diagnostics ok without errors", out)
 	}
 }

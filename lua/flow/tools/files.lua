@@ -318,7 +318,7 @@ function M.file_write(args)
   -- server is attached to it (bounded wait, lsp.after_edit_ms).
   local diagnostics
   if updated[1] then
-    diagnostics = lsp.after_edit(updated[1], r.rel, lsp.changes(updated[1]))
+    diagnostics = lsp.after_edit(updated[1], r.rel)
   end
   local res = {
     status = "ok",

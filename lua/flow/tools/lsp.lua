@@ -1,7 +1,8 @@
 -- The language-server side of the editor tools: the clients attached to a
--- buffer, a bounded wait for them to finish starting, and a bounded wait
--- for a buffer's next diagnostics (editor_diagnostics, and file_write's
--- diagnostics after an edit). flow never starts a language server itself.
+-- buffer, a bounded wait for them to finish starting, a bounded wait for a
+-- just-attached server's first diagnostics (editor_diagnostics), and the
+-- edited buffer's new errors after a write (file_write, M.after_edit).
+-- flow never starts a language server itself.
 -- Neovim 0.7.2+: vim.lsp.get_clients (0.10) falls back to
 -- vim.lsp.buf_get_clients; DiagnosticChanged exists since 0.7.
 
@@ -9,8 +10,8 @@ local api = vim.api
 
 local M = {}
 
--- The buffer variable DiagnosticChanged increments, so that a wait can
--- tell "published since" from "nothing yet". plugin/flow.lua counts the
+-- The buffer variable DiagnosticChanged increments, so that
+-- editor_diagnostics can tell "published once" from "nothing yet". plugin/flow.lua counts the
 -- same way from startup; M.track() covers a Neovim that never sourced it.
 M.counter = "flow_diagnostic_changes"
 
@@ -142,16 +143,98 @@ M.after_edit_ms = 1500
 -- Most error diagnostics an edit's result carries.
 local max_errors = 20
 
+local publish = "textDocument/publishDiagnostics"
+
+-- How long an empty publish without a version waits for a later one.
+M.settle_ms = 150
+
+-- Classifies a publishDiagnostics result for buffer b: "answer" when it
+-- carries the document version or diagnostics, "maybe" when it is empty and
+-- unversioned, nil when it is about another file. A "maybe" can be the
+-- empty publish a server sends when the reload's didClose reaches it
+-- (pyright does), or a real answer from a server that leaves out version 0
+-- (gopls does, and the reload restarts the version at 0): the first time
+-- it counts only when nothing follows within M.settle_ms, and which of
+-- the two it was is remembered per client (maybe_final).
+local function classify(result, b)
+  if type(result) ~= "table" or type(result.uri) ~= "string" then
+    return nil
+  end
+  local ok, fname = pcall(vim.uri_to_fname, result.uri)
+  if not ok or fname ~= api.nvim_buf_get_name(b) then
+    return nil
+  end
+  if result.version ~= nil or (type(result.diagnostics) == "table" and #result.diagnostics > 0) then
+    return "answer"
+  end
+  return "maybe"
+end
+
+-- What each client's empty unversioned publish after a reload turned out
+-- to be: client id → true when nothing followed it (its answer: gopls),
+-- false when an answer followed (a didClose publish: pyright). Learned on
+-- the first edit, so that later edits need not wait M.settle_ms.
+local maybe_final = {}
+
+-- Wraps each client's publishDiagnostics handler (client.handlers, which
+-- both 0.7 and 0.10 consult before vim.lsp.handlers) to note the answers
+-- for b: w.got for an answer, w.maybe the time of an undecided "maybe";
+-- w.done() says whether to stop waiting, w.restore() puts the handlers
+-- back.
+local function watch(b, list)
+  local w = { got = false }
+  local saved = {}
+  for _, c in ipairs(list) do
+    if type(c.handlers) == "table" then
+      local own = c.handlers[publish]
+      saved[#saved + 1] = { c = c, own = own }
+      c.handlers[publish] = function(err, result, ctx, config)
+        local h = own or vim.lsp.handlers[publish]
+        local r = h and h(err, result, ctx, config)
+        local kind = classify(result, b)
+        if kind == "answer" then
+          if w.maybe_client == c.id then
+            maybe_final[c.id] = false
+          end
+          w.got = true
+        elseif kind == "maybe" then
+          if maybe_final[c.id] then
+            w.got = true
+          elseif maybe_final[c.id] == nil then
+            w.maybe, w.maybe_client = vim.loop.hrtime(), c.id
+          end
+        end
+        return r
+      end
+    end
+  end
+  function w.done()
+    if w.got then
+      return true
+    end
+    if w.maybe ~= nil and vim.loop.hrtime() - w.maybe >= M.settle_ms * 1e6 then
+      maybe_final[w.maybe_client] = true
+      return true
+    end
+    return false
+  end
+  function w.restore()
+    for _, s in ipairs(saved) do
+      s.c.handlers[publish] = s.own
+    end
+  end
+  return w
+end
+
 --- The edited buffer b's new error diagnostics, for a file write's result:
---- waits at most M.after_edit_ms for its diagnostics to change after the
---- count since (taken right after the reload, so the clearing that the
---- reload itself does is not mistaken for the server's answer). nil when no
---- language server is attached to b.
+--- waits at most M.after_edit_ms for a language server's diagnostics of
+--- the reloaded buffer. It must be called right after the reload, before
+--- Neovim's loop runs, so that no answer is missed. nil when no language
+--- server is attached to b.
 ---@param b integer
 ---@param rel string
----@param since integer
 ---@return table|nil
-function M.after_edit(b, rel, since)
+function M.after_edit(b, rel)
   local list = M.clients(b)
   if #list == 0 then
     return nil
@@ -160,9 +243,15 @@ function M.after_edit(b, rel, since)
   for _, c in ipairs(list) do
     names[#names + 1] = c.name or ("client " .. c.id)
   end
-  local published, waited = M.wait_published(b, since, M.after_edit_ms)
-  local out = { clients = names, waited_ms = waited }
-  if not published then
+  local w = watch(b, list)
+  local t0 = vim.loop.hrtime()
+  local ok, published = pcall(vim.wait, M.after_edit_ms, function()
+    return w.done() or not api.nvim_buf_is_valid(b)
+  end, 5)
+  published = published or w.maybe ~= nil
+  w.restore()
+  local out = { clients = names, waited_ms = math.floor((vim.loop.hrtime() - t0) / 1e6) }
+  if not ok or not published or not api.nvim_buf_is_valid(b) then
     out.status = "unavailable"
     out.reason = "no new diagnostics for " .. rel .. " within " .. M.after_edit_ms
       .. " ms of the edit (the language server may be slow or still starting); call editor_diagnostics to see them later"
