@@ -361,3 +361,32 @@ func TestLSPPyright(t *testing.T) {
 		t.Errorf("file_write fixing the error = %v, want editor_diagnostics ok without errors", out)
 	}
 }
+
+// TestLSPSilentServerWaitedForOnce: a server that never publishes
+// diagnostics (plugin/testdata/lsp/silent_server.py, like a formatter)
+// makes the first write's editor_diagnostics unavailable after the bounded
+// wait; later writes do not wait for it and carry no editor_diagnostics.
+func TestLSPSilentServerWaitedForOnce(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		lspMissing(t, "python3 is not on PATH, and the silent test server runs on it")
+	}
+	server := filepath.Join(nvimtest.RepoRoot(t), "plugin", "testdata", "lsp", "silent_server.py")
+	root := workspace(t, map[string]string{"notes.md": "# notes\n"})
+	v := editor(t, root, true)
+	attach(t, v, "silent", []string{python, server}, nil, root, "notes.md")
+	if res := callTool(t, v, "editor_symbols", map[string]any{"path": "notes.md", "timeout": 30000}); res["status"] != "unavailable" ||
+		!strings.Contains(res["reason"].(string), "no language server attached to notes.md supports") {
+		t.Fatalf("editor_symbols with the silent server = %v, want unavailable: it supports no symbols", res)
+	}
+	reg := editorFiles(t, v, root)
+	out := callFile(t, reg, "file_write", map[string]any{"path": "notes.md", "content": "# notes\n\none\n"})
+	d, _ := out["editor_diagnostics"].(map[string]any)
+	if d["status"] != "unavailable" || !strings.Contains(d["reason"].(string), "no new diagnostics for notes.md within 1500 ms") {
+		t.Errorf("first file_write with a silent server = %v, want editor_diagnostics unavailable after the wait", out)
+	}
+	out = callFile(t, reg, "file_write", map[string]any{"path": "notes.md", "content": "# notes\n\ntwo\n"})
+	if _, ok := out["editor_diagnostics"]; ok {
+		t.Errorf("second file_write with a silent server = %v, want no editor_diagnostics (no wait)", out)
+	}
+}

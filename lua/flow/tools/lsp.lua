@@ -176,13 +176,19 @@ end
 -- the first edit, so that later edits need not wait M.settle_ms.
 local maybe_final = {}
 
+-- Clients that answered no edit within M.after_edit_ms (a server that
+-- publishes no diagnostics at all: a formatter, a completion-only one):
+-- client id → true. Later edits do not wait for them; any publish of theirs
+-- for a watched buffer takes them off the list.
+local silent = {}
+
 -- Wraps each client's publishDiagnostics handler (client.handlers, which
 -- both 0.7 and 0.10 consult before vim.lsp.handlers) to note the answers
 -- for b: w.got for an answer, w.maybe the time of an undecided "maybe";
 -- w.done() says whether to stop waiting, w.restore() puts the handlers
 -- back.
 local function watch(b, list)
-  local w = { got = false }
+  local w = { got = false, heard = {} }
   local saved = {}
   for _, c in ipairs(list) do
     if type(c.handlers) == "table" then
@@ -192,6 +198,9 @@ local function watch(b, list)
         local h = own or vim.lsp.handlers[publish]
         local r = h and h(err, result, ctx, config)
         local kind = classify(result, b)
+        if kind then
+          w.heard[c.id], silent[c.id] = true, nil
+        end
         if kind == "answer" then
           if w.maybe_client == c.id then
             maybe_final[c.id] = false
@@ -230,18 +239,22 @@ end
 --- waits at most M.after_edit_ms for a language server's diagnostics of
 --- the reloaded buffer. It must be called right after the reload, before
 --- Neovim's loop runs, so that no answer is missed. nil when no language
---- server is attached to b.
+--- server is attached to b, or only servers that answered no earlier edit
+--- in time (they are not waited for again until they publish).
 ---@param b integer
 ---@param rel string
 ---@return table|nil
 function M.after_edit(b, rel)
   local list = M.clients(b)
-  if #list == 0 then
-    return nil
-  end
-  local names = {}
+  local names, waiting = {}, 0
   for _, c in ipairs(list) do
     names[#names + 1] = c.name or ("client " .. c.id)
+    if not silent[c.id] then
+      waiting = waiting + 1
+    end
+  end
+  if waiting == 0 then
+    return nil
   end
   local w = watch(b, list)
   local t0 = vim.loop.hrtime()
@@ -252,6 +265,11 @@ function M.after_edit(b, rel)
   w.restore()
   local out = { clients = names, waited_ms = math.floor((vim.loop.hrtime() - t0) / 1e6) }
   if not ok or not published or not api.nvim_buf_is_valid(b) then
+    for _, c in ipairs(list) do
+      if c.initialized and not w.heard[c.id] then
+        silent[c.id] = true
+      end
+    end
     out.status = "unavailable"
     out.reason = "no new diagnostics for " .. rel .. " within " .. M.after_edit_ms
       .. " ms of the edit (the language server may be slow or still starting); call editor_diagnostics to see them later"
