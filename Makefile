@@ -6,21 +6,22 @@ GO       ?= go
 NVIM     ?= nvim
 BIN      ?= bin
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
-LDFLAGS  := -X main.version=$(VERSION)
+# The commit lets the Neovim plugin tell a bin/flow older than its checkout.
+COMMIT   ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # Fuzz budgets are execution counts, not durations: with a duration, go1.26's
 # fuzz coordinator can report a spurious "context deadline exceeded" failure
 # when the deadline fires while a worker is mid-call (go.dev/issue/75804).
 FUZZTIME ?= 30000x
 FUZZMINIMIZE ?= 1000x
 
-.PHONY: help build install test test-race test-nvim test-nvim-current test-mcp test-ollama ollama-test-server ollama-avx2 e2e fuzz lint fmt check bench stats demo clean weights eval-tools eval
+.PHONY: help build fake-ollama install test test-race test-nvim test-nvim-current test-lsp test-mcp test-ollama ollama-test-server ollama-avx2 e2e fuzz lint fmt check bench stats demo clean weights eval-tools eval
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-build: ## build bin/flow and bin/flow-fake-ollama, and doc/tags for :help flow
+build: ## build bin/flow (stamped with its version and commit) and doc/tags for :help flow
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/flow ./cmd/flow
-	$(GO) build -o $(BIN)/flow-fake-ollama ./cmd/flow-fake-ollama
 	@if command -v $(NVIM) >/dev/null 2>&1; then \
 		$(NVIM) --clean --headless -n -c 'helptags doc' -c 'qa!' </dev/null && echo "doc/tags: help tags for :help flow"; \
 	else echo "$(NVIM) not found: no doc/tags (Neovim makes them when it loads the plugin)"; fi
@@ -36,10 +37,18 @@ test-race: ## the test suite under the race detector
 	$(GO) test -race -count=1 ./...
 
 test-nvim: ## the Neovim tests only, against a real nvim (required; FLOW_TEST_NVIM_BIN picks which)
-	FLOW_TEST_NVIM=required $(GO) test -count=1 ./plugin/... ./bufferfs/... ./cmd/flow -run 'Nvim|Neovim|Editor|Plugin|Tools|Bridge|Socket|Help|Health|Flow'
+	FLOW_TEST_NVIM=required $(GO) test -count=1 ./plugin/... ./bufferfs/... ./cmd/flow -run 'Nvim|Neovim|Editor|Plugin|Tools|Bridge|Socket|Help|Health|Flow|LSP'
 
 test-nvim-current: ## the Neovim tests on a current Neovim (fetched once by scripts/nvim-current.sh)
 	FLOW_TEST_NVIM_BIN="$$(scripts/nvim-current.sh)" $(MAKE) --no-print-directory test-nvim
+
+LSPTESTS ?= LSP
+test-lsp: ## the editor tools against real language servers (scripts/lsp-test.sh), required, on Debian's nvim and a current one
+	scripts/lsp-test.sh prepare
+	@echo "== $$($(NVIM) --version | head -n 1)"
+	FLOW_TEST_LSP=required FLOW_TEST_NVIM=required $(GO) test -count=1 -v -run '$(LSPTESTS)' ./plugin
+	@nv="$$(scripts/nvim-current.sh)" && echo "== $$("$$nv" --version | head -n 1)" && \
+		FLOW_TEST_NVIM_BIN="$$nv" FLOW_TEST_LSP=required FLOW_TEST_NVIM=required $(GO) test -count=1 -v -run '$(LSPTESTS)' ./plugin
 
 test-mcp: ## the MCP server tests only (in process and over a real flow serve)
 	$(GO) test -count=1 ./mcp/... ./cmd/flow -run 'Serve|MCP|TypeScript|Golden|Session'
@@ -88,7 +97,10 @@ stats: ## the code's figures (scripts/codestats): the most complex functions, ru
 	$(GO) run ./scripts/codestats files runtime/agent
 	$(GO) run ./scripts/codestats lines ./...
 
-demo: build ## a complete verified run on examples/calc with a SCRIPTED model and real checks
+fake-ollama: ## build bin/flow-fake-ollama, the scripted model server of the demo (not needed to use flow)
+	$(GO) build -o $(BIN)/flow-fake-ollama ./cmd/flow-fake-ollama
+
+demo: build fake-ollama ## a complete verified run on examples/calc with a SCRIPTED model and real checks
 	./examples/demo.sh
 
 clean: ## remove bin/ and the test cache

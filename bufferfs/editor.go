@@ -215,6 +215,7 @@ func (e *Editor) Write(ctx context.Context, path string, data []byte, opts Write
 		return Info{}, o.fail(err)
 	}
 	info.SHA256 = sum
+	info.Diagnostics = editDiagnostics(res)
 	return info, nil
 }
 

@@ -36,6 +36,9 @@ type Info struct {
 	// SHA256 is the lower-case hex SHA-256 of the raw bytes. It is empty when
 	// the file does not exist or the operation does not hash (Walk).
 	SHA256 string `json:"sha256,omitempty"`
+	// Diagnostics are the editor's new error diagnostics for the file after
+	// a write through [Editor]; nil elsewhere.
+	Diagnostics *EditDiagnostics `json:"diagnostics,omitempty"`
 }
 
 // File is the content of a file together with its Info.

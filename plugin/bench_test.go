@@ -2,10 +2,13 @@ package plugin_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"flow/internal/test/nvimtest"
 )
 
 // BenchmarkBridgeFileRead measures one bridged file_read of a loaded
@@ -71,4 +74,91 @@ func hostCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkEditorWriteDiagnostics measures the coder's file_write of a
+// source file inside Neovim, alternating a type error and its fix, without
+// a language server and with gopls or pyright attached: with a server the
+// write also waits (at most 1.5 s) for the server's new diagnostics of the
+// buffer, which its result then carries. median-ms and max-ms are whole
+// writes; wait-median-ms and wait-max-ms the editor's own count of that
+// wait (waited_ms). The difference between a server's median and none's is
+// what the diagnostics add per edit.
+func BenchmarkEditorWriteDiagnostics(b *testing.B) {
+	type lang struct {
+		path, bad, fixed string
+		files            map[string]string
+		server           func(b *testing.B) ([]string, map[string]any)
+	}
+	goLang := lang{goPath, goAdd, goFixed, map[string]string{"go.mod": goMod, "use.go": goUse}, func(b *testing.B) ([]string, map[string]any) {
+		return []string{lspServer(b, "gopls")}, nil
+	}}
+	pyLang := lang{"calc.py", pyCalc, pyFixed, map[string]string{"use.py": pyUse}, func(b *testing.B) ([]string, map[string]any) {
+		return []string{lspServer(b, "pyright"), "--stdio"}, map[string]any{"python": map[string]any{"analysis": map[string]any{"diagnosticMode": "openFilesOnly"}}}
+	}}
+	for _, c := range []struct {
+		name   string
+		lang   lang
+		server bool
+	}{{"go-none", goLang, false}, {"gopls", goLang, true}, {"python-none", pyLang, false}, {"pyright", pyLang, true}} {
+		b.Run(c.name, func(b *testing.B) {
+			l := c.lang
+			files := map[string]string{l.path: l.fixed}
+			for k, v := range l.files {
+				files[k] = v
+			}
+			root := workspace(b, files)
+			v := nvimtest.New(b, nvimtest.Options{Dir: root, Env: goEnv(b)})
+			lua(b, v, "require('flow.tools').setup({workspace = ..., trusted = true})", root)
+			if c.server {
+				cmd, settings := l.server(b)
+				attach(b, v, c.name, cmd, settings, root, l.path)
+				callTool(b, v, "editor_diagnostics", map[string]any{"path": l.path, "timeout": 60000})
+			} else {
+				lua(b, v, "vim.cmd('edit ' .. ...)", l.path)
+			}
+			reg := editorFiles(b, v, root)
+			var all, waits []time.Duration
+			i := 0
+			for b.Loop() {
+				content := l.fixed
+				if i%2 == 0 {
+					content = l.bad
+				}
+				i++
+				start := time.Now()
+				out := callFile(b, reg, "file_write", map[string]any{"path": l.path, "content": content})
+				all = append(all, time.Since(start))
+				d, ok := out["editor_diagnostics"].(map[string]any)
+				if c.server {
+					want := "ok"
+					if content == l.bad {
+						want = "failed"
+					}
+					if !ok || d["status"] != want {
+						b.Fatalf("file_write %d with %s = %v, want editor_diagnostics %s", i, c.name, out, want)
+					}
+					waits = append(waits, time.Duration(d["waited_ms"].(float64))*time.Millisecond)
+				} else if ok {
+					b.Fatalf("file_write without a server = %v, want no editor_diagnostics", out)
+				}
+			}
+			med, max := medianMax(all)
+			b.ReportMetric(med, "median-ms")
+			b.ReportMetric(max, "max-ms")
+			if len(waits) > 0 {
+				med, max = medianMax(waits)
+				b.ReportMetric(med, "wait-median-ms")
+				b.ReportMetric(max, "wait-max-ms")
+			}
+		})
+	}
+}
+
+// medianMax returns the median and the maximum of ds in milliseconds.
+func medianMax(ds []time.Duration) (float64, float64) {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	return ms(s[len(s)/2]), ms(s[len(s)-1])
 }

@@ -187,7 +187,7 @@ func TestToolsLSPUnavailable(t *testing.T) {
 	lua(t, v, "vim.cmd('edit a.go')")
 	for _, tool := range []string{"editor_symbols", "editor_references"} {
 		res := callTool(t, v, tool, map[string]any{"path": "a.go", "timeout": 100})
-		if res["status"] != "unavailable" || !strings.Contains(res["reason"].(string), "no attached LSP client") {
+		if res["status"] != "unavailable" || !strings.Contains(res["reason"].(string), "no language server is attached to a.go") {
 			t.Errorf("%s without clients = %v, want unavailable", tool, res)
 		}
 	}

@@ -44,3 +44,7 @@ vim.keymap.set("n", "<Plug>(flow-build)", "<Cmd>FlowBuild<CR>", { desc = "flow: 
 vim.keymap.set("x", "<Plug>(flow-build)", ":FlowBuild<CR>", { desc = "flow: run a task on the selection" })
 vim.keymap.set("n", "<Plug>(flow-check)", "<Cmd>FlowCheck<CR>", { desc = "flow: run checks" })
 vim.keymap.set("n", "<Plug>(flow-stop)", "<Cmd>FlowStop<CR>", { desc = "flow: cancel" })
+
+-- Count each buffer's diagnostic changes from the start, so that
+-- editor_diagnostics can tell a server that has not published yet.
+require("flow.tools.lsp").track()

@@ -104,6 +104,7 @@ func (h *host) configure(args []any) (any, error) {
 	}
 	return map[string]any{
 		"version":   h.deps.Version,
+		"commit":    h.deps.Commit,
 		"workspace": h.root,
 		"trusted":   h.deps.Trusted,
 		"module":    h.bridge.Module(),

@@ -48,7 +48,7 @@ func lua(t testing.TB, v *nvim.Nvim, code string, args ...any) any {
 }
 
 // callTool calls flow.tools through the fixed string flow uses.
-func callTool(t *testing.T, v *nvim.Nvim, name any, args any) map[string]any {
+func callTool(t testing.TB, v *nvim.Nvim, name any, args any) map[string]any {
 	t.Helper()
 	out := lua(t, v, "return require('flow.tools').call(...)", name, args)
 	res, ok := out.(map[string]any)

@@ -70,6 +70,10 @@ type HostDeps struct {
 	EditorTimeout time.Duration
 	// Version is flow's version, reported by flow_configure.
 	Version string
+	// Commit is the commit the binary was built from ("" when the build
+	// stamped none), reported by flow_configure so that the plugin can tell
+	// a bin/flow older than its checkout without starting another process.
+	Commit string
 	// Logger receives the host's log; nil discards it.
 	Logger *slog.Logger
 	// NewRuntime builds the runtime on first use. Required.

@@ -32,6 +32,7 @@ func cmdNvim(ctx context.Context, e *env) int {
 		Module:        e.opts.editorModule,
 		EditorTimeout: editorTimeout(e),
 		Version:       flowVersion(),
+		Commit:        commit,
 		Logger:        logger,
 		NewRuntime: func(ctx context.Context, env plugin.RuntimeEnv) (plugin.Runtime, error) {
 			return rt.service(&env), nil

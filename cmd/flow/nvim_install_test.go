@@ -26,7 +26,7 @@ func copyCheckout(t *testing.T) string {
 			return err
 		}
 		rel, _ := filepath.Rel(src, p)
-		if skip[filepath.ToSlash(rel)] {
+		if skip[filepath.ToSlash(rel)] || d.IsDir() && d.Name() == "node_modules" {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -209,4 +209,101 @@ func waitNotes(t *testing.T, v *nvim.Nvim, notes func() []string, subs ...string
 	}
 	t.Fatalf("no notification containing %q; got %q", subs, all)
 	return nil
+}
+
+// gitIn runs git in dir with a fixed identity and no user or system
+// configuration, and returns its trimmed output.
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=flow test", "-c", "user.email=test@flow.invalid", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestNvimStaleBinaryAfterNewCommit follows a `dir =` install in a git
+// checkout: :FlowInstall stamps bin/flow with the checkout's HEAD, and
+// :checkhealth flow says so; after a new commit in the checkout,
+// :checkhealth flow and the first command of the session warn that
+// bin/flow was built from another commit and say to run :FlowInstall,
+// which makes both quiet again.
+func TestNvimStaleBinaryAfterNewCommit(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not found")
+	}
+	checkout := copyCheckout(t)
+	gitIn(t, checkout, "init", "-q")
+	gitIn(t, checkout, "add", "-A")
+	gitIn(t, checkout, "commit", "-q", "-m", "first")
+	first := gitIn(t, checkout, "rev-parse", "HEAD")
+	ws := goWorkspace(t)
+	v := nvimtest.New(t, nvimtest.Options{Dir: ws, NoPlugin: true, Env: goCacheEnv(t)})
+	nvimtest.Exec(t, v, "vim.opt.runtimepath:prepend(...); vim.cmd('runtime plugin/flow.lua')", checkout)
+	nvimtest.Exec(t, v, "require('flow').setup({ log_file = ... })", filepath.Join(t.TempDir(), "flow.log"))
+	notes := notifications(t, v)
+	bin := filepath.Join(checkout, "bin", "flow")
+
+	nvimtest.Exec(t, v, "vim.cmd('FlowInstall')")
+	waitNotes(t, v, notes, "flow: built "+bin, "failed")
+	if out, err := exec.Command(bin, "version").Output(); err != nil || !strings.Contains(string(out), "(commit "+first+")") {
+		t.Fatalf("%s version = %q, %v; want it stamped with commit %s", bin, out, err, first)
+	}
+	binary := func() []nvimtest.HealthItem {
+		t.Helper()
+		items, _ := nvimtest.Health(t, v, "flow")
+		var out []nvimtest.HealthItem
+		for _, it := range items {
+			if it.Section == "flow binary" {
+				out = append(out, it)
+			}
+		}
+		return out
+	}
+	items := binary()
+	if _, ok := nvimtest.FindHealth(items, "INFO", "built from commit "+first); !ok {
+		t.Errorf("checkhealth flow after :FlowInstall = %v, want INFO built from commit %s", items, first)
+	}
+	if it, ok := nvimtest.FindHealth(items, "WARNING", ""); ok {
+		t.Errorf("checkhealth flow after :FlowInstall warns: %v", it)
+	}
+
+	// The checkout moves on.
+	writeFile(t, checkout, "NEWS", "a change\n")
+	gitIn(t, checkout, "add", "NEWS")
+	gitIn(t, checkout, "commit", "-q", "-m", "second")
+	second := gitIn(t, checkout, "rev-parse", "HEAD")
+	want := "flow: " + bin + " was built from commit " + first[:12] + ", but the checkout is at " + second[:12] +
+		"; run :FlowInstall (or `make build` in " + checkout + ") to rebuild it"
+	items = binary()
+	if it, ok := nvimtest.FindHealth(items, "WARNING", want); !ok || len(it.Advice) == 0 {
+		t.Errorf("checkhealth flow after a new commit = %v, want WARNING %q with advice", items, want)
+	}
+	for _, it := range items {
+		t.Logf("after a new commit: %s", it)
+	}
+	nvimtest.Exec(t, v, "vim.cmd('FlowStatus')")
+	if msgs := notes(); !strings.Contains(strings.Join(msgs, "\n"), want) {
+		t.Errorf("the first command after a new commit notified %q, want %q", msgs, want)
+	}
+
+	nvimtest.Exec(t, v, "vim.cmd('FlowInstall')")
+	waitNotes(t, v, notes, "flow: built "+bin, "failed")
+	items = binary()
+	if _, ok := nvimtest.FindHealth(items, "INFO", "built from commit "+second); !ok {
+		t.Errorf("checkhealth flow after the second :FlowInstall = %v, want INFO built from commit %s", items, second)
+	}
+	if it, ok := nvimtest.FindHealth(items, "WARNING", ""); ok {
+		t.Errorf("checkhealth flow after the second :FlowInstall warns: %v", it)
+	}
+	nvimtest.Exec(t, v, "vim.cmd('FlowStatus')")
+	for _, m := range notes() {
+		if strings.Contains(m, "was built from commit") {
+			t.Errorf("the first command after :FlowInstall notified %q", m)
+		}
+	}
 }

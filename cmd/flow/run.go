@@ -53,7 +53,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdHelp(e)
 	}
 	if o.version || o.command == "version" {
-		fmt.Fprintf(stdout, "flow %s\n", flowVersion())
+		fmt.Fprintln(stdout, versionLine())
 		return exitOK
 	}
 	switch o.command {

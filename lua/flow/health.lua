@@ -126,6 +126,13 @@ local function check_binary(r, config)
   local version = res.stdout:match("^flow%s+(%S+)")
   if res.code == 0 and version then
     r.ok("version: " .. version)
+    local built = res.stdout:match("%(commit (%x+)%)")
+    local stale = require("flow.install").stale(bin, built)
+    if stale then
+      r.warn(stale, { "run :FlowInstall, or `make build` in the plugin's directory, then :checkhealth flow again" })
+    elseif built then
+      r.info("built from commit " .. built)
+    end
   elseif res.code == -1 then
     r.error("`flow version` did not answer within " .. config.options.timeout .. " ms")
     return false

@@ -83,6 +83,56 @@ local function version(root)
   return out[1]
 end
 
+--- The HEAD commit of the checkout root (default: the plugin's), or nil
+--- when root is not the top of a git checkout or git is missing.
+---@param root string|nil
+---@return string|nil
+function M.head(root)
+  root = root or M.root()
+  if not root or vim.fn.executable("git") ~= 1 then
+    return nil
+  end
+  local out = vim.fn.systemlist({ "git", "-C", root, "rev-parse", "--show-toplevel", "HEAD" })
+  if vim.v.shell_error ~= 0 or type(out[1]) ~= "string" or type(out[2]) ~= "string" then
+    return nil
+  end
+  -- A plugin folder inside another repository (a dotfiles checkout) has
+  -- that repository's HEAD, which says nothing about flow's source.
+  local top = vim.loop.fs_realpath(out[1]) or out[1]
+  if top ~= (vim.loop.fs_realpath(root) or root) or not out[2]:match("^%x+$") then
+    return nil
+  end
+  return out[2]
+end
+
+--- Returns one sentence when bin is the checkout's bin/flow and was built
+--- from another commit than the checkout's HEAD (built is the commit the
+--- binary reports, nil or "" when it carries none), saying how to rebuild;
+--- nil when it is current, not the checkout's binary, or the checkout is
+--- not a git checkout.
+---@param bin string|nil
+---@param built string|nil
+---@return string|nil
+function M.stale(bin, built)
+  local own = M.bin()
+  if not own or not bin or bin == "" then
+    return nil
+  end
+  local real = vim.loop.fs_realpath(vim.fn.exepath(bin))
+  if not real or real ~= vim.loop.fs_realpath(own) then
+    return nil
+  end
+  local head = M.head()
+  if not head or built == head then
+    return nil
+  end
+  local fix = "run :FlowInstall (or `make build` in " .. M.root() .. ") to rebuild it"
+  if built == nil or built == "" then
+    return string.format("flow: %s carries no commit, so it may be older than the checkout (at %s); %s", own, head:sub(1, 12), fix)
+  end
+  return string.format("flow: %s was built from commit %s, but the checkout is at %s; %s", own, built:sub(1, 12), head:sub(1, 12), fix)
+end
+
 -- Shows a progress line in the command line without filling :messages.
 local function progress(line)
   vim.schedule(function()
@@ -132,9 +182,19 @@ function M.install(opts)
   end
   local bin = M.bin()
   local argv = { "go", "build" }
+  -- Stamped as `make build` stamps it, so that M.stale can tell this
+  -- binary from one of an older checkout.
+  local flags = {}
   local v = version(root)
   if v then
-    vim.list_extend(argv, { "-ldflags", "-X main.version=" .. v })
+    flags[#flags + 1] = "-X main.version=" .. v
+  end
+  local head = M.head(root)
+  if head then
+    flags[#flags + 1] = "-X main.commit=" .. head
+  end
+  if #flags > 0 then
+    vim.list_extend(argv, { "-ldflags", table.concat(flags, " ") })
   end
   vim.list_extend(argv, { "-o", bin, "./cmd/flow" })
   local tail = {}

@@ -135,6 +135,12 @@ function M.start()
   for _, p in ipairs(type(res) == "table" and res.problems or {}) do
     log.notify("flow: " .. p, vim.log.levels.WARN)
   end
+  -- The first command of a session (and of a restarted host) warns about a
+  -- bin/flow built from another commit than its checkout.
+  local stale = require("flow.install").stale(argv[1], type(res) == "table" and res.commit or nil)
+  if stale then
+    log.notify(stale, vim.log.levels.WARN)
+  end
   return chan
 end
 

@@ -40,8 +40,8 @@ local specs = {
   },
   {
     name = "editor_diagnostics",
-    description = "Current vim.diagnostic items of a loaded buffer (or of every loaded workspace buffer). A snapshot, never proof.",
-    properties = { path = path_prop },
+    description = "Current vim.diagnostic items of a loaded buffer (or of every loaded workspace buffer). With path, waits (timeout) for a just-attached language server's first diagnostics. A snapshot, never proof.",
+    properties = { path = path_prop, timeout = timeout_prop },
     module = "editor",
   },
   {

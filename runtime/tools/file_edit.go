@@ -36,6 +36,9 @@ type editBody struct {
 	// with indentation or whitespace runs ignored; absent for an exact
 	// match.
 	Matched string `json:"matched,omitempty"`
+	// EditorDiagnostics are the editor's error diagnostics for the file
+	// right after the edit (inside Neovim with a language server only).
+	EditorDiagnostics *bufferfs.EditDiagnostics `json:"editor_diagnostics,omitempty"`
 }
 
 // fileEdit implements file_edit.
@@ -74,8 +77,8 @@ func (r *Registry) fileEdit(ctx context.Context, args fileEditArgs) Result {
 		n = 1
 	}
 	data := bytes.Replace(f.Data, []byte(oldS), []byte(newS), n)
-	return r.apply(ctx, FileEdit, p, f, data, func(path string) any {
-		return editBody{Status: report.StatusOK, Path: path, Replacements: n, Bytes: len(data), SHA256: sha256Hex(data)}
+	return r.apply(ctx, FileEdit, p, f, data, func(path string, diags *bufferfs.EditDiagnostics) any {
+		return editBody{Status: report.StatusOK, Path: path, Replacements: n, Bytes: len(data), SHA256: sha256Hex(data), EditorDiagnostics: diags}
 	})
 }
 
@@ -150,8 +153,8 @@ func (r *Registry) applyMatched(ctx context.Context, p string, f bufferfs.File, 
 			lines, shown, how, note)
 	}
 	matched := lines + ", " + how
-	return r.apply(ctx, FileEdit, p, f, data, func(path string) any {
-		return editBody{Status: report.StatusOK, Path: path, Replacements: 1, Bytes: len(data), SHA256: sha256Hex(data), Matched: matched}
+	return r.apply(ctx, FileEdit, p, f, data, func(path string, diags *bufferfs.EditDiagnostics) any {
+		return editBody{Status: report.StatusOK, Path: path, Replacements: 1, Bytes: len(data), SHA256: sha256Hex(data), Matched: matched, EditorDiagnostics: diags}
 	})
 }
 

@@ -30,6 +30,9 @@ type writeBody struct {
 	Path   string `json:"path"`
 	Bytes  int    `json:"bytes"`
 	SHA256 string `json:"sha256"`
+	// EditorDiagnostics are the editor's error diagnostics for the file
+	// right after the write (inside Neovim with a language server only).
+	EditorDiagnostics *bufferfs.EditDiagnostics `json:"editor_diagnostics,omitempty"`
 }
 
 // fileWrite implements file_write.
@@ -56,14 +59,15 @@ func (r *Registry) fileWrite(ctx context.Context, args fileWriteArgs) Result {
 			old.Exists = true
 		}
 	}
-	return r.apply(ctx, FileWrite, p, old, data, func(path string) any {
-		return writeBody{Status: report.StatusOK, Path: path, Bytes: len(data), SHA256: sha256Hex(data)}
+	return r.apply(ctx, FileWrite, p, old, data, func(path string, diags *bufferfs.EditDiagnostics) any {
+		return writeBody{Status: report.StatusOK, Path: path, Bytes: len(data), SHA256: sha256Hex(data), EditorDiagnostics: diags}
 	})
 }
 
 // apply runs the BeforeWrite hook, writes data to p and builds the result
-// with body(cleaned path). The hook and the FS get the cleaned path.
-func (r *Registry) apply(ctx context.Context, tool, p string, old bufferfs.File, data []byte, body func(path string) any) Result {
+// with body(cleaned path, the editor's diagnostics after the write). The
+// hook and the FS get the cleaned path.
+func (r *Registry) apply(ctx context.Context, tool, p string, old bufferfs.File, data []byte, body func(path string, diags *bufferfs.EditDiagnostics) any) Result {
 	p = cleanPath(old.Path, p)
 	if len(data) > bufferfs.MaxFileBytes {
 		return errorf("%s was not applied: %s would become %d bytes, over the %d-byte (256 KiB) file limit",
@@ -79,7 +83,7 @@ func (r *Registry) apply(ctx context.Context, tool, p string, old bufferfs.File,
 		return fsError(tool, p, err)
 	}
 	changed := cleanPath(info.Path, p)
-	b, err := report.Marshal(body(changed))
+	b, err := report.Marshal(body(changed, info.Diagnostics))
 	if err != nil || !fits(b) {
 		// The bodies are small fixed shapes; keep the invariant regardless.
 		b = []byte(fmt.Sprintf(`{"status":"ok","truncated":true,"bytes":%d}`, len(data)))

@@ -3,9 +3,12 @@
 -- editor_references (attached LSP clients only, bounded time).
 
 local ws = require("flow.tools.workspace")
+local lsp = require("flow.tools.lsp")
 
 local fail = ws.fail
 local api = vim.api
+
+lsp.track()
 
 local M = {}
 
@@ -26,24 +29,7 @@ local function capture(path)
   return {}
 end
 
--- The LSP clients attached to buffer b, on every Neovim from 0.7.
-local function clients_of(b)
-  if not b then
-    return {}
-  end
-  local list = {}
-  if vim.lsp.get_clients then
-    list = vim.lsp.get_clients({ bufnr = b })
-  else
-    for _, c in pairs(vim.lsp.buf_get_clients(b) or {}) do
-      list[#list + 1] = c
-    end
-  end
-  table.sort(list, function(x, y)
-    return x.id < y.id
-  end)
-  return list
-end
+local clients_of = lsp.clients
 
 local function lsp_summary(b)
   local out = {}
@@ -52,6 +38,7 @@ local function lsp_summary(b)
     out[#out + 1] = {
       id = c.id,
       name = c.name,
+      initialized = c.initialized and true or false,
       encoding = c.offset_encoding or "utf-16",
       capabilities = {
         document_symbols = caps.documentSymbolProvider and true or false,
@@ -124,7 +111,30 @@ local function diagnostic_items(b, rel, out)
   end
 end
 
---- editor_diagnostics {path?}: current diagnostics of one path's loaded
+-- Waits, within timeout ms, for the language servers attached to target
+-- t to start and to publish t's diagnostics once, when nothing has been
+-- published for the buffer yet (a server that was just attached). Returns
+-- nil, or one sentence saying what is still missing.
+local function first_publish(t, timeout)
+  local b = t.bufnr
+  if #clients_of(b) == 0 or lsp.changes(b) > 0 or #vim.diagnostic.get(b) > 0 then
+    return nil
+  end
+  local t0 = vim.loop.hrtime()
+  local _, starting = lsp.wait_ready(b, timeout)
+  if #starting > 0 then
+    return "the language server " .. table.concat(starting, ", ") .. " attached to " .. t.rel
+      .. " is still starting (not ready after " .. timeout .. " ms); call editor_diagnostics again in a moment"
+  end
+  local left = math.max(timeout - math.floor((vim.loop.hrtime() - t0) / 1e6), 0)
+  if lsp.wait_published(b, 0, left) then
+    return nil
+  end
+  return "the language server attached to " .. t.rel .. " has published no diagnostics for it within "
+    .. timeout .. " ms; call editor_diagnostics again in a moment"
+end
+
+--- editor_diagnostics {path?, timeout?}: current diagnostics of one path's loaded
 --- buffer, or of every loaded workspace buffer. failed when any has ERROR
 --- severity; unavailable when nothing is loaded or nothing can report.
 function M.editor_diagnostics(args)
@@ -154,7 +164,10 @@ function M.editor_diagnostics(args)
       return x.bufnr < y.bufnr
     end)
   end
-  local nclients, failed = 0, false
+  local nclients, failed, waiting = 0, false, nil
+  if args.path ~= nil then
+    waiting = first_publish(targets[1], args.timeout or 5000)
+  end
   for _, t in ipairs(targets) do
     diagnostic_items(t.bufnr, t.rel, items)
     nclients = nclients + #clients_of(t.bufnr)
@@ -162,18 +175,25 @@ function M.editor_diagnostics(args)
   for _, d in ipairs(items) do
     failed = failed or d.severity == vim.diagnostic.severity.ERROR
   end
-  local status = "unverified"
+  local status, reason = "unverified", "cached editor diagnostics are a snapshot, never proof of correctness"
   if failed then
     status = "failed"
   elseif #items == 0 and nclients == 0 then
     status = "unavailable"
+    if args.path ~= nil then
+      reason = "no language server is attached to " .. targets[1].rel .. " and nothing else reported diagnostics; "
+        .. "flow never starts language servers, so configure one in Neovim for this file type"
+    end
+  elseif #items == 0 and waiting then
+    status = "unavailable"
+    reason = waiting
   end
   local res = {
     status = status,
     diagnostics = items,
     verified = false,
     coordinates = "line and end_line are 1-based; column and end_column are 0-based byte offsets",
-    reason = "cached editor diagnostics are a snapshot, never proof of correctness",
+    reason = reason,
   }
   if args.path ~= nil then
     local b = targets[1].bufnr
@@ -212,22 +232,39 @@ local function lsp_request(args, method, capability, make_params)
     return base
   end
   base.changedtick = api.nvim_buf_get_changedtick(b)
+  if #clients_of(b) == 0 then
+    base.status = "unavailable"
+    base.reason = "no language server is attached to " .. cap.rel
+      .. "; flow never starts language servers, so configure one in Neovim for this file type"
+    return base
+  end
+  local timeout = args.timeout or 5000
+  local t0 = vim.loop.hrtime()
+  local ready, starting = lsp.wait_ready(b, timeout)
   local capable = {}
-  for _, c in ipairs(clients_of(b)) do
+  for _, c in ipairs(ready) do
     if (c.server_capabilities or {})[capability] then
       capable[#capable + 1] = c
     end
   end
   if #capable == 0 then
     base.status = "unavailable"
-    base.reason = "no attached LSP client supports " .. method
+    if #starting > 0 then
+      base.starting = starting
+      base.reason = "the language server " .. table.concat(starting, ", ") .. " attached to " .. cap.rel
+        .. " is still starting (not ready after " .. timeout .. " ms); call the tool again in a moment"
+    else
+      base.reason = "no language server attached to " .. cap.rel .. " supports " .. method
+    end
     return base
   end
   local tick, name = base.changedtick, api.nvim_buf_get_name(b)
-  local results, err = vim.lsp.buf_request_sync(b, method, make_params(b, capable[1]), args.timeout or 5000)
+  local left = math.max(timeout - math.floor((vim.loop.hrtime() - t0) / 1e6), 1)
+  local results, err = vim.lsp.buf_request_sync(b, method, make_params(b, capable[1]), left)
   if not results then
     base.status = "timeout"
-    base.error = "LSP request " .. method .. " did not finish: " .. tostring(err)
+    base.error = "LSP request " .. method .. " did not finish within " .. timeout .. " ms (" .. tostring(err)
+      .. "); the server may still be loading the workspace: call the tool again, or with a larger timeout"
     return base
   end
   if api.nvim_buf_get_changedtick(b) ~= tick or api.nvim_buf_get_name(b) ~= name then

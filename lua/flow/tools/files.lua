@@ -7,6 +7,7 @@
 local uv = vim.loop
 local ws = require("flow.tools.workspace")
 local sha256 = require("flow.tools.sha256")
+local lsp = require("flow.tools.lsp")
 
 local fail = ws.fail
 local api = vim.api
@@ -213,7 +214,11 @@ end
 -- Reloads buffer b from disk so that it shows the new text, is unmodified
 -- and keeps its undo history (a reload is undoable while the buffer has
 -- fewer lines than 'undoreload'; the option is raised around the reload).
+-- :edit! detaches the buffer's LSP clients (on 0.7 and 0.10 alike); those
+-- that were attached are attached again, which sends the server the new
+-- text (didOpen), whether or not the user's set-up re-attaches on FileType.
 local function reload(b)
+  local attached = lsp.clients(b)
   local ur = vim.o.undoreload
   local need = math.max(api.nvim_buf_line_count(b), 1) + 1
   local ok, err = pcall(function()
@@ -225,6 +230,11 @@ local function reload(b)
     end)
   end)
   vim.o.undoreload = ur
+  for _, c in ipairs(attached) do
+    if not vim.lsp.buf_is_attached(b, c.id) and not (c.is_stopped and c.is_stopped()) then
+      pcall(vim.lsp.buf_attach_client, b, c.id)
+    end
+  end
   return ok, err
 end
 
@@ -304,6 +314,12 @@ function M.file_write(args)
       problems[#problems + 1] = "buffer " .. b .. " was not refreshed: " .. tostring(err or "its text differs")
     end
   end
+  -- The first refreshed buffer's new error diagnostics, when a language
+  -- server is attached to it (bounded wait, lsp.after_edit_ms).
+  local diagnostics
+  if updated[1] then
+    diagnostics = lsp.after_edit(updated[1], r.rel)
+  end
   local res = {
     status = "ok",
     path = r.rel,
@@ -311,6 +327,7 @@ function M.file_write(args)
     sha256 = sha256.hex(content),
     created = r.st == nil,
     buffers_updated = updated,
+    diagnostics = diagnostics,
   }
   if #problems > 0 then
     res.warnings = problems

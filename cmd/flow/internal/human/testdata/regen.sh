@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates the golden inputs (*.json) from real reports: bin/flow on a copy
+# Regenerates the golden inputs (*.json) from real reports (after `make build
+# fake-ollama`): bin/flow on a copy
 # of examples/calc with the scripted model of examples/demo-model.json and the
 # real go vet / go test checks, as `make demo` runs it. Temporary paths and the
 # fake server's port are replaced by stable ones. Then run
