@@ -196,7 +196,9 @@ func TestLiveEmptyReply(t *testing.T) {
 // read a second time, and the planner, told after its first turn of
 // repeats that the next one ends it, stops at that one (turn 3 of 4).
 func TestLiveRepeatedRead(t *testing.T) {
-	srv := live.Start(t)
+	// On the OpenAI API the server's window is the run's (read before the
+	// first call): three turns of prompts need more than its default.
+	srv := live.Start(t, live.WithEnv("OLLAMA_CONTEXT_LENGTH", "16384"))
 	for _, api := range liveAPIs {
 		t.Run(api, func(t *testing.T) {
 			const budget, turns = 4, 3
@@ -232,7 +234,9 @@ func TestLiveRepeatedRead(t *testing.T) {
 
 // liveBigCalcGo is a calc.go of about 12,000 characters, some 3,500
 // tokens: small enough for the planner to read in full, large enough that
-// the prompt after reading it does not fit a window of 2048 or 3072.
+// the prompt after reading it does not fit a window of 2048 or 6144 (the
+// shared start of every prompt — system prompt, tools and brief — is
+// itself some 3,500 tokens of the test models' tokenizer).
 func liveBigCalcGo() string {
 	var b strings.Builder
 	b.WriteString(liveCalcGo)
@@ -250,14 +254,14 @@ var liveTruncationLines = []string{"truncating input messages which exceed conte
 // TestLiveContextOverflowNative: with api = "native" flow sends
 // context_length as the window and keeps its prompts inside it. The
 // one-call model reads a large calc.go on its first turn, within a
-// context_length of 3072; the prompt of the second turn would not fit, so
+// context_length of 6144; the prompt of the second turn would not fit, so
 // flow stops before sending it, with a context_overflow error, and the
 // server (logging at debug level) never truncated anything. The same
 // server does log a truncation when a prompt that does not fit is sent to
 // it, which is what the test would see had flow sent that turn.
 func TestLiveContextOverflowNative(t *testing.T) {
 	srv := live.Start(t, live.WithEnv("OLLAMA_DEBUG", "1"))
-	m := livePlannerRun(t, srv, "native", live.ModelCall.Name, map[string]string{"calc.go": liveBigCalcGo()}, "context_length = 3072", "max_iterations = 5")
+	m := livePlannerRun(t, srv, "native", live.ModelCall.Name, map[string]string{"calc.go": liveBigCalcGo()}, "context_length = 6144", "max_iterations = 5")
 	calls, tools := liveEvents(m, "planner")
 	if len(calls) != 1 || len(tools) != 1 || tools[0]["status"] != "ok" {
 		t.Fatalf("planner: model calls %v, tool events %v; want one call that read calc.go, then a stop", calls, tools)
@@ -266,7 +270,7 @@ func TestLiveContextOverflowNative(t *testing.T) {
 	perr, _ := p["error"].(string)
 	t.Logf("planner error: %s", perr)
 	if p["status"] != "error" || !strings.HasPrefix(perr, agent.MsgContextOverflow) ||
-		!strings.Contains(perr, "context_length of 3072") || !strings.Contains(perr, "flow stopped before the server would truncate it") {
+		!strings.Contains(perr, "context_length of 6144") || !strings.Contains(perr, "flow stopped before the server would truncate it") {
 		t.Errorf("planner = %v, want a context_overflow error naming the window and the stop", p)
 	}
 	if m["status"] != "error" || !namesRoleError(m, perr) {

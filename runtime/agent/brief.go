@@ -3,9 +3,11 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 
+	"flow/bufferfs"
 	"flow/runtime/config"
 	"flow/runtime/lang"
 	"flow/runtime/repomap"
@@ -57,7 +59,7 @@ func (r *run) brief(ctx context.Context, output string, first []string) (string,
 			skipped = append(skipped, f.Path)
 			continue
 		}
-		block := "\n" + f.Path + " (current content):\n```" + lang.Fence(f.Language) + "\n" + text
+		block := "\n" + f.Path + " (as the run found it):\n```" + lang.Fence(f.Language) + "\n" + text
 		if !strings.HasSuffix(text, "\n") {
 			block += "\n"
 		}
@@ -110,31 +112,63 @@ func failingBefore(results []report.CheckResult) []checkSummary {
 
 // contextOrder is the order of the known context sections in a role's
 // message; others follow in name order.
-var contextOrder = []string{"plan", "failing_checks_before_changes", "implementation", "changed_files", "diffs", "verification", "test_and_check_changes", "repair"}
+var contextOrder = []string{"plan", "failing_checks_before_changes", "changed_files", "diffs", "verification", "test_and_check_changes", "repair", "current_files"}
 
 // contextTitles are the section headings of the known context keys.
 var contextTitles = map[string]string{
 	"plan":                          "Plan (written before any change)",
 	"failing_checks_before_changes": "Failing checks before any change (run by the host)",
-	"implementation":                "The coder's report (untrusted)",
 	"changed_files":                 "Changed files",
 	"diffs":                         "Diffs of the changed files (by the host)",
 	"verification":                  "Verification by the host",
 	"test_and_check_changes":        "Changes to tests and check definitions",
 	"repair":                        "What failed in the last cycle",
+	"current_files":                 "Current content of the files changed since the run began",
 	"workspace":                     "Workspace",
 }
 
+// sharedPart is what every role's message starts with in a run: the task
+// and the brief, made once when the first role starts (after the
+// baseline, whose failures rank the files). With the shared system
+// prompt and tool list it is the prefix every conversation of the run
+// has in common, which the model server's prompt cache serves
+// (doc/design.md §6.5).
+type sharedPart struct {
+	text string
+	// all: the brief holds the text of every source file.
+	all bool
+}
+
+// sharedMessage returns the run's shared part, made on first use.
+func (r *run) sharedMessage(ctx context.Context) *sharedPart {
+	if r.shared == nil {
+		brief, all := r.brief(ctx, failureOutput(r.baseline), nil)
+		var b strings.Builder
+		b.WriteString("Task:\n")
+		b.WriteString(strings.TrimSpace(r.task))
+		b.WriteString("\n")
+		if brief != "" {
+			b.WriteString("\n")
+			b.WriteString(brief)
+		}
+		r.shared = &sharedPart{text: b.String(), all: all}
+	}
+	return r.shared
+}
+
+// roleSeparator ends the shared part of a role's message; the role's part
+// follows.
+const roleSeparator = "\n-----\n"
+
 // renderUserMessage renders a role's single user message as text: the
-// task, then each context section under a heading (strings as they are,
-// other values as JSON), then the brief. Small models follow headed text
-// better than one JSON document, and answer the task instead of echoing
-// the message.
-func renderUserMessage(task string, roleCtx map[string]any, brief string) (string, error) {
+// run's shared part (the task and the brief), then the role's part — each
+// context section under a heading (strings as they are, other values as
+// JSON) — and last the role's instructions. Small models follow headed
+// text better than one JSON document, and what comes last weighs most.
+func renderUserMessage(shared string, roleCtx map[string]any, instructions string) (string, error) {
 	var b strings.Builder
-	b.WriteString("Task:\n")
-	b.WriteString(strings.TrimSpace(task))
-	b.WriteString("\n")
+	b.WriteString(shared)
+	b.WriteString(roleSeparator)
 	keys := make([]string, 0, len(roleCtx))
 	for k := range roleCtx {
 		keys = append(keys, k)
@@ -176,24 +210,49 @@ func renderUserMessage(task string, roleCtx map[string]any, brief string) (strin
 			b.WriteString("\n")
 		}
 	}
-	if brief != "" {
-		b.WriteString("\n")
-		b.WriteString(brief)
-	}
+	b.WriteString("\n")
+	b.WriteString(strings.TrimSpace(instructions))
+	b.WriteString("\n")
 	return b.String(), nil
 }
 
-// roleBrief returns the brief for role p with roleCtx: the reviewer and a
-// repair put the changed files first; the failing output ranks the rest.
-func (r *run) roleBrief(ctx context.Context, p policy, roleCtx map[string]any) string {
-	var first []string
-	output := failureOutput(r.baseline)
-	if p.changedFirst || roleCtx["repair"] != nil {
-		first = r.changedList()
-		output = failureOutput(r.checked)
+// currentFiles is the current text of the files changed since the run
+// began, for a coder: the shared part shows them as the run found them,
+// and an edit must copy what is there now. Within agent.brief_chars; a
+// file that does not fit is named instead.
+func (r *run) currentFiles(ctx context.Context) string {
+	changed := r.changedList()
+	budget := r.cfg.Agent.BriefChars
+	if len(changed) == 0 || budget <= 0 {
+		return ""
 	}
-	text, _ := r.brief(ctx, output, first)
-	return text
+	var b strings.Builder
+	var skipped []string
+	for _, p := range changed {
+		f, err := r.deps.FS.Read(ctx, p, int64(budget))
+		if errors.Is(err, bufferfs.ErrTooLarge) {
+			skipped = append(skipped, p)
+			continue
+		}
+		if err != nil || !f.Exists {
+			continue // deleted, or unreadable: the diff says what happened
+		}
+		text := string(f.Data)
+		block := p + ":\n```" + lang.Fence(lang.Of(p)) + "\n" + text
+		if !strings.HasSuffix(text, "\n") {
+			block += "\n"
+		}
+		block += "```\n"
+		if b.Len()+len(block) > budget {
+			skipped = append(skipped, p)
+			continue
+		}
+		b.WriteString(block)
+	}
+	if len(skipped) > 0 {
+		b.WriteString("Not shown (read with file_read): " + strings.Join(skipped, ", ") + "\n")
+	}
+	return b.String()
 }
 
 // msgPlannerSkipped is the skipped planner's summary: why it did not run.
@@ -209,7 +268,7 @@ func (r *run) plannerSkip(ctx context.Context) string {
 	if !r.cfg.Trusted || r.cfg.Agent.Planner == config.PlannerAlways {
 		return ""
 	}
-	if _, all := r.brief(ctx, failureOutput(r.baseline), nil); !all {
+	if !r.sharedMessage(ctx).all {
 		return ""
 	}
 	return msgPlannerSkipped

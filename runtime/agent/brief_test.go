@@ -31,8 +31,8 @@ func TestBriefHandsPlannerTheFailureAndTheFiles(t *testing.T) {
 		"calc_test.go:7: Add(1, 2) = -1, want 3",
 		"calc/calc.go: Add\n",
 		"calc/calc_test.go: TestAdd\n",
-		"calc/calc_test.go (current content):\n```go\npackage calc\n",
-		"calc/calc.go (current content):\n```go\npackage calc\n\nfunc Add(a, b int) int { return a - b }\n```\n",
+		"calc/calc_test.go (as the run found it):\n```go\npackage calc\n",
+		"calc/calc.go (as the run found it):\n```go\npackage calc\n\nfunc Add(a, b int) int { return a - b }\n```\n",
 	} {
 		if !strings.Contains(user, want) {
 			t.Errorf("planner message lacks %q:\n%s", want, user)
@@ -40,7 +40,7 @@ func TestBriefHandsPlannerTheFailureAndTheFiles(t *testing.T) {
 	}
 	// The file the failure names comes before its source partner, and both
 	// before the unrelated file.
-	iTest, iSrc, iOther := strings.Index(user, "calc/calc_test.go (current"), strings.Index(user, "calc/calc.go (current"), strings.Index(user, "notes/other.go (current")
+	iTest, iSrc, iOther := strings.Index(user, "calc/calc_test.go (as the run"), strings.Index(user, "calc/calc.go (as the run"), strings.Index(user, "notes/other.go (as the run")
 	if iTest >= iSrc || (iOther >= 0 && iOther < iSrc) {
 		t.Errorf("file order: test %d, source %d, other %d; want the failing test, its source, then the rest", iTest, iSrc, iOther)
 	}
@@ -65,10 +65,11 @@ func TestBriefStaysWithinItsBudget(t *testing.T) {
 	newHarness(t, cfg, be).run(t, "look at b.py")
 	user := be.requests()[0].Messages[1].Content
 	_, brief, _ := strings.Cut(user, "Source files")
-	if n := len(brief); n > cfg.Agent.BriefChars {
+	brief, _, _ = strings.Cut(brief, roleSeparator)
+	if n := len("Source files" + brief); n > cfg.Agent.BriefChars {
 		t.Errorf("brief = %d characters, want at most %d", n, cfg.Agent.BriefChars)
 	}
-	if !strings.Contains(user, "b.py (current content)") || !strings.Contains(user, "a.py: a\n") {
+	if !strings.Contains(user, "b.py (as the run found it)") || !strings.Contains(user, "a.py: a\n") {
 		t.Errorf("brief lacks the named file's text or the map:\n%s", user)
 	}
 	if !strings.Contains(user, "Not shown (read with file_read when needed): ") {
@@ -78,8 +79,8 @@ func TestBriefStaysWithinItsBudget(t *testing.T) {
 	cfg.Agent.BriefChars = 0
 	be = newScripted(t, say("plan"))
 	newHarness(t, cfg, be).run(t, "look at b.py")
-	if user := be.requests()[0].Messages[1].Content; strings.Contains(user, "Source files") || user != "Task:\nlook at b.py\n" {
-		t.Errorf("brief_chars = 0: message = %q, want the task alone", user)
+	if user := be.requests()[0].Messages[1].Content; strings.Contains(user, "Source files") || !strings.HasPrefix(user, "Task:\nlook at b.py\n"+roleSeparator) {
+		t.Errorf("brief_chars = 0: message = %q, want the task alone before the role's part", user)
 	}
 }
 

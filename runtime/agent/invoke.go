@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"maps"
 
 	"flow/runtime/model"
 	"flow/runtime/progress"
@@ -44,18 +45,28 @@ func (r *run) skipRole(name, why string) outcome {
 	return o
 }
 
-// open starts a role's conversation: its system prompt and its one user
-// message (the task, the role's context, the brief).
+// open starts a role's conversation: the shared system prompt and one
+// user message — the run's shared part (the task, the brief), then the
+// role's context and its instructions (doc/design.md §6.5).
 func (r *run) open(ctx context.Context, s *session, roleCtx map[string]any) *end {
-	prompt, err := rolePrompt(s.p.role, s.p.answerCode)
+	instructions, err := rolePrompt(s.p.role, s.p.answerCode)
 	if err != nil {
 		return &end{cause: causeSetup, detail: err.Error()}
 	}
-	user, err := renderUserMessage(r.task, roleCtx, r.roleBrief(ctx, s.p, roleCtx))
+	if s.p.showChanged {
+		if cur := r.currentFiles(ctx); cur != "" {
+			roleCtx = maps.Clone(roleCtx)
+			if roleCtx == nil {
+				roleCtx = map[string]any{}
+			}
+			roleCtx["current_files"] = cur
+		}
+	}
+	user, err := renderUserMessage(r.sharedMessage(ctx).text, roleCtx, instructions)
 	if err != nil {
 		return &end{cause: causeSetup, detail: "encode role context: " + err.Error()}
 	}
-	s.conv.push(model.Message{Role: model.RoleSystem, Content: prompt})
+	s.conv.push(model.Message{Role: model.RoleSystem, Content: systemPrompt()})
 	s.conv.push(model.Message{Role: model.RoleUser, Content: user})
 	return nil
 }

@@ -11,8 +11,18 @@ import (
 // its turns, and what its brief puts first. It is the one place that
 // tells the roles apart; the pipeline never looks at a role's name.
 type policy struct {
-	role    string
+	role string
+	// offered are the tools declared in every request: the same list for
+	// every role, so that every conversation starts with the same prefix
+	// (doc/design.md §6.5). What a role may call is allowed; the host
+	// refuses the rest when they are called.
 	offered []model.Tool
+	// allowed are the tools this role may call, named in the messages
+	// that tell a role what it can do.
+	allowed []model.Tool
+	// format, when set, is the JSON Schema every reply must match (the
+	// server's structured output): the reviewer's verdict.
+	format string
 	// maxTokens bounds each reply; 0 leaves the client's bound.
 	maxTokens int
 	// answerCode: code in an answer that changed no file is applied
@@ -32,9 +42,10 @@ type policy struct {
 	// repeatAdvice ends the message to a role whose turn only repeated its
 	// previous calls: what to do instead.
 	repeatAdvice string
-	// changedFirst: the brief shows the changed files first (the reviewer;
-	// a repair coder's brief does too, decided by its context).
-	changedFirst bool
+	// showChanged: the role's message shows the current content of the
+	// files changed since the run began (the coder edits them; the
+	// reviewer has their diffs).
+	showChanged bool
 }
 
 // maxFormatTokens bounds the reply to a request for structured output. A
@@ -53,16 +64,17 @@ const maxReadOnlyReplyTokens = 2048
 
 // policyFor returns the policy of role name in this run.
 func (r *env) policyFor(name string) policy {
-	p := policy{role: name, offered: r.tools.Schemas(name), repeatAdvice: msgRepeatAdvice(name)}
+	p := policy{role: name, offered: r.sharedTools(), allowed: r.tools.Schemas(name), repeatAdvice: msgRepeatAdvice(name)}
 	switch name {
 	case config.RoleCoder:
 		p.answerCode = r.cfg.Agent.AnswerCode && r.cfg.Trusted
 		p.nudge = r.cfg.Trusted
 		p.doneAfterRepeats = true
+		p.showChanged = true
 	case config.RoleReviewer:
-		p.maxTokens = maxReadOnlyReplyTokens
+		p.maxTokens = maxFormatTokens
 		p.review = true
-		p.changedFirst = true
+		p.format = VerdictSchema
 	default:
 		p.maxTokens = maxReadOnlyReplyTokens
 	}
@@ -70,15 +82,39 @@ func (r *env) policyFor(name string) policy {
 }
 
 // request is the model request of one turn: the conversation so far, the
-// role's tools and its reply bound.
+// shared tool declarations, the role's reply bound and its structured
+// output, if any.
 func (p policy) request(m string, conv *conversation) model.Request {
-	return model.Request{Model: m, Messages: append([]model.Message(nil), conv.msgs...), Tools: conv.offered, MaxTokens: p.maxTokens}
+	req := model.Request{Model: m, Messages: append([]model.Message(nil), conv.msgs...), Tools: conv.offered, MaxTokens: p.maxTokens}
+	if p.format != "" {
+		req.Format = []byte(p.format)
+	}
+	return req
 }
 
-// formatRequest is a request for structured output without tools (the
-// verdict request): the answer must match schema.
+// formatRequest is a request for structured output (the verdict request
+// after an answer without a verdict): the answer must match schema. The
+// tools stay declared, so the prompt keeps its shared prefix; the format
+// leaves no room for a call.
 func formatRequest(m string, conv *conversation, schema string) model.Request {
-	return model.Request{Model: m, Messages: append([]model.Message(nil), conv.msgs...), Format: []byte(schema), MaxTokens: maxFormatTokens}
+	return model.Request{Model: m, Messages: append([]model.Message(nil), conv.msgs...), Tools: conv.offered, Format: []byte(schema), MaxTokens: maxFormatTokens}
+}
+
+// sharedTools returns the tools declared to every role: those of the
+// coder, then any other role's (the editor's read tools), each once, in a
+// fixed order.
+func (r *env) sharedTools() []model.Tool {
+	var out []model.Tool
+	seen := map[string]bool{}
+	for _, role := range []string{config.RoleCoder, config.RolePlanner, config.RoleReviewer} {
+		for _, t := range r.tools.Schemas(role) {
+			if !seen[t.Name] {
+				seen[t.Name] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
 }
 
 // msgRepeatAdvice is what a role whose turn only repeated its previous

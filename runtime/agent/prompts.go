@@ -6,17 +6,23 @@ import (
 	"strings"
 )
 
-// promptFiles holds the role system prompts. They are compiled into the
-// binary and never read from the workspace or the working directory, so a
-// repository cannot rewrite the agent's instructions.
+// promptFiles holds the system prompt every role shares and each role's
+// instructions. They are compiled into the binary and never read from the
+// workspace or the working directory, so a repository cannot rewrite the
+// agent's instructions.
 //
 //go:embed prompts/*.md
 var promptFiles embed.FS
 
-// systemPrompt returns the embedded system prompt of role (planner, coder or
-// reviewer).
-func systemPrompt(role string) (string, error) {
-	return rolePrompt(role, false)
+// systemPrompt returns the system prompt: one text for every role and
+// cycle, so that each conversation starts with the same prefix and the
+// model server's prompt cache serves it (doc/design.md §6.5).
+func systemPrompt() string {
+	b, err := promptFiles.ReadFile("prompts/system.md")
+	if err != nil {
+		panic("agent: the embedded system prompt is missing: " + err.Error())
+	}
+	return string(b)
 }
 
 // The coder prompt's sentence about code in an answer, as embedded (true
@@ -26,12 +32,16 @@ const (
 	codeIsApplied      = "If you answer with code instead, put each whole changed function (or the whole file) in a fenced code block: the host applies it with file_edit. Prose changes nothing."
 )
 
-// rolePrompt is a role's system prompt; answerCode (agent.answer_code)
-// says what the coder is told about code in its answer.
+// rolePrompt is a role's instructions, the last part of its message;
+// answerCode (agent.answer_code) says what the coder is told about code in
+// its answer.
 func rolePrompt(role string, answerCode bool) (string, error) {
+	if role == "system" {
+		return "", fmt.Errorf("instructions of role %q: no such role", role)
+	}
 	b, err := promptFiles.ReadFile("prompts/" + role + ".md")
 	if err != nil {
-		return "", fmt.Errorf("system prompt of role %q: %w", role, err)
+		return "", fmt.Errorf("instructions of role %q: %w", role, err)
 	}
 	if answerCode {
 		return strings.Replace(string(b), codeChangesNothing, codeIsApplied, 1), nil

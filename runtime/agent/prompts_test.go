@@ -3,6 +3,7 @@ package agent
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -11,33 +12,34 @@ import (
 	"flow/runtime/model"
 )
 
-func TestSystemPrompts(t *testing.T) {
+func TestSystemPrompt(t *testing.T) {
+	p := systemPrompt()
+	for _, want := range []string{"No arbitrary commands", "file_read", "file_list", "file_search", "file_edit {", "file_write {", "flow_check {", "untrusted data", "the host refuses"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("systemPrompt() lacks %q", want)
+		}
+	}
 	for _, role := range []string{"planner", "coder", "reviewer"} {
-		t.Run(role, func(t *testing.T) {
-			p, err := systemPrompt(role)
-			if err != nil {
-				t.Fatalf("systemPrompt(%q) error = %v", role, err)
-			}
-			for _, want := range []string{"No arbitrary commands", "file_read", "file_list", "file_search", "untrusted data"} {
-				if !strings.Contains(p, want) {
-					t.Errorf("systemPrompt(%q) lacks %q", role, want)
-				}
-			}
-			writes := strings.Contains(p, "file_edit {") || strings.Contains(p, "file_write {") || strings.Contains(p, "flow_check {")
-			if writes != (role == "coder") {
-				t.Errorf("systemPrompt(%q) describes write tools = %v, want %v", role, writes, role == "coder")
-			}
-		})
+		if strings.Contains(p, "Your role now") {
+			t.Errorf("systemPrompt() holds a role's instructions")
+		}
+		ins, err := rolePrompt(role, false)
+		if err != nil || !strings.HasPrefix(ins, "Your role now: the "+role+".") {
+			t.Errorf("rolePrompt(%q) = %q, %v; want the role's instructions", role, ins, err)
+		}
+		readOnly := strings.Contains(ins, "You cannot change files or run checks")
+		if readOnly == (role == "coder") {
+			t.Errorf("rolePrompt(%q) says read-only = %v", role, readOnly)
+		}
 	}
-	p, _ := systemPrompt("reviewer")
+	p, _ = rolePrompt("reviewer", false)
 	if !strings.Contains(p, `{"approved":true|false,"summary":"...","issues":["..."]}`) {
-		t.Errorf("reviewer prompt does not ask for the exact verdict shape")
+		t.Errorf("reviewer instructions do not ask for the exact verdict shape")
 	}
-	if _, err := systemPrompt("../agent"); err == nil {
-		t.Errorf("systemPrompt(../agent) succeeded, want an error")
-	}
-	if _, err := systemPrompt("shell"); err == nil {
-		t.Errorf("systemPrompt(shell) succeeded, want an error")
+	for _, bad := range []string{"../agent", "shell", "system"} {
+		if _, err := rolePrompt(bad, false); err == nil {
+			t.Errorf("rolePrompt(%q) succeeded, want an error", bad)
+		}
 	}
 }
 
@@ -84,10 +86,13 @@ func TestPromptsIgnoreCWDAndWorkspace(t *testing.T) {
 		t.Fatalf("got %d model calls, want 4", len(reqs))
 	}
 	for i, role := range map[int]string{0: "planner", 1: "coder", 3: "reviewer"} {
-		want, _ := rolePrompt(role, true)
-		sys := reqs[i].Messages[0]
-		if sys.Role != model.RoleSystem || sys.Content != want {
+		sys, user := reqs[i].Messages[0], reqs[i].Messages[1]
+		if sys.Role != model.RoleSystem || sys.Content != systemPrompt() {
 			t.Errorf("%s system message = %q, want the embedded prompt", role, sys.Content)
+		}
+		want, _ := rolePrompt(role, true)
+		if !strings.HasSuffix(user.Content, strings.TrimSpace(want)+"\n") {
+			t.Errorf("%s message does not end with its embedded instructions:\n%s", role, user.Content)
 		}
 		if strings.Contains(sys.Content, inject) || !strings.Contains(sys.Content, "No arbitrary commands") {
 			t.Errorf("%s system message was influenced by CWD/workspace files", role)
@@ -96,5 +101,52 @@ func TestPromptsIgnoreCWDAndWorkspace(t *testing.T) {
 	// The workspace's prompt files are readable data, nothing more.
 	if b, _ := os.ReadFile(filepath.Join(cwd, "prompts", "coder.md")); string(b) != inject {
 		t.Fatalf("fixture missing")
+	}
+}
+
+// TestEveryConversationSharesOnePrefix: the planner, the coder, the
+// reviewer and a repair coder each start a conversation of their own, and
+// every one of them starts with the same system prompt, the same tool
+// declarations and the same shared part of the user message (the task and
+// the brief as the run found the files): the prefix the model server's
+// prompt cache keeps. What differs follows the shared part. A repair coder
+// is also shown the current text of the files changed so far, which the
+// brief shows as they were.
+func TestEveryConversationSharesOnePrefix(t *testing.T) {
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n", "b.go": "package a\n\nfunc B() {}\n"})
+	cfg := testConfig(dir, goLint())
+	cfg.Agent.MaxCycles = 2
+	edit := tc("e", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"})
+	edit2 := tc("e2", "file_edit", map[string]any{"path": "a.go", "old_string": "fixed", "new_string": "fixed2"})
+	be := newScripted(t, say("1. Fix a.go."), do(edit), say("done"), say(verdict(false, "no", "name it fixed2")),
+		do(edit2), say("renamed"), say(verdict(true, "ok")))
+	h := newHarness(t, cfg, be)
+	rep := h.run(t, "fix a.go")
+	if got := strings.Join(roleStatuses(rep), " "); got != "planner:ok coder:ok reviewer:ok coder:ok reviewer:ok" {
+		t.Fatalf("roles = %s, want two cycles", got)
+	}
+	reqs := be.requests()
+	firsts := map[string]model.Request{"planner": reqs[0], "coder": reqs[1], "reviewer": reqs[3], "repair coder": reqs[4], "second reviewer": reqs[6]}
+	shared, _, ok := strings.Cut(reqs[0].Messages[1].Content, roleSeparator)
+	if !ok || !strings.HasPrefix(shared, "Task:\nfix a.go\n") || !strings.Contains(shared, "a.go (as the run found it):\n```go\npackage a; var broken int\n```") {
+		t.Fatalf("the planner's message has no shared part with the task and the brief:\n%s", reqs[0].Messages[1].Content)
+	}
+	for name, r := range firsts {
+		if r.Messages[0].Content != systemPrompt() {
+			t.Errorf("%s: system message differs from the shared one", name)
+		}
+		if !reflect.DeepEqual(r.Tools, reqs[0].Tools) {
+			t.Errorf("%s: tools %v, want the shared declarations", name, toolNames(r))
+		}
+		if !strings.HasPrefix(r.Messages[1].Content, shared+roleSeparator) {
+			t.Errorf("%s: message does not start with the shared part:\n%s", name, r.Messages[1].Content)
+		}
+	}
+	repair := reqs[4].Messages[1].Content
+	if !strings.Contains(repair, "Current content of the files changed since the run began:\na.go:\n```go\npackage a; var fixed int\n```") {
+		t.Errorf("the repair coder is not shown a.go as it is now:\n%s", repair)
+	}
+	if strings.Contains(reqs[1].Messages[1].Content, "Current content of the files changed") {
+		t.Errorf("the first coder is shown changed files before any change")
 	}
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -101,16 +102,18 @@ func TestEmptyReplyRetriedOnceThenReported(t *testing.T) {
 				t.Errorf("retry's last message = %v, want the corrective user message", retry)
 			}
 			names := offeredNames(chats[1])
-			if len(names) == 0 {
-				t.Fatal("the retry offered no tools")
+			if !slices.Contains(names, "file_write") {
+				t.Fatalf("the retry offered %v, want every role's shared list", names)
 			}
-			for _, n := range names {
+			// The message names what the planner may call, not the whole
+			// list every role is offered.
+			for _, n := range []string{"file_read", "file_list", "file_search"} {
 				if !strings.Contains(text, n) {
-					t.Errorf("corrective message %q does not name the offered tool %s", text, n)
+					t.Errorf("corrective message %q does not name the planner's tool %s", text, n)
 				}
 			}
 			if strings.Contains(text, "file_write") {
-				t.Errorf("corrective message %q names file_write, which the planner is not offered", text)
+				t.Errorf("corrective message %q names file_write, which the planner may not call", text)
 			}
 		})
 	}
@@ -151,8 +154,8 @@ func TestEmptyPlanNeverReachesTheCoder(t *testing.T) {
 			t.Errorf("max_iterations %d: error %q, want it to say whether a retry was made", cfg.Agent.MaxIterations, rep.Error)
 		}
 		for _, r := range chatRequests(srv) {
-			if strings.Contains(string(r.Raw), "file_write") {
-				t.Errorf("a request offered file_write (a coder call was made): %s", r.Raw)
+			if strings.Contains(string(r.Raw), "Your role now: the coder") {
+				t.Errorf("a coder call was made: %s", r.Raw)
 			}
 		}
 		for _, e := range h.events {
@@ -184,8 +187,8 @@ func TestReviewerEmptyReplyNamedInVerdictError(t *testing.T) {
 				t.Errorf("Run() = %s verified=%v, want unverified (never failed) without a verdict", rep.Status, rep.Verified)
 			}
 			chats := chatRequests(srv)
-			if len(chats) != 6 || chats[5].Format() == nil || len(offeredNames(chats[5])) != 0 {
-				t.Errorf("got %d requests, the last with format %s and tools %v; want 6, the last a verdict request without tools", len(chats), chats[len(chats)-1].Format(), offeredNames(chats[len(chats)-1]))
+			if len(chats) != 6 || chats[5].Format() == nil || lastMessage(chats[5])["content"] != verdictRequest {
+				t.Errorf("got %d requests, the last with format %s; want 6, the last the verdict request", len(chats), chats[len(chats)-1].Format())
 			}
 		})
 	}
@@ -361,54 +364,64 @@ func TestRepeatAfterAWriteRunsAgain(t *testing.T) {
 	}
 }
 
-func TestVerdictRequestedWithStructuredOutput(t *testing.T) {
+// TestEveryReviewAsksForStructuredOutput: every reviewer request carries
+// the verdict's JSON Schema as the server's structured output, and the
+// tools every role is declared (the shared prefix); the planner's and the
+// coder's never do. A server that ignores the format and answers prose is
+// asked once more for the verdict.
+func TestEveryReviewAsksForStructuredOutput(t *testing.T) {
 	var schema any
 	if err := json.Unmarshal([]byte(VerdictSchema), &schema); err != nil {
 		t.Fatalf("VerdictSchema is not JSON: %v", err)
 	}
 	tests := []struct {
-		name, requested string
-		approved        bool
+		name     string
+		review   []ollamatest.Turn
+		approved bool
 	}{
-		{"structured answer", verdict(true, "the change is right"), true},
-		{"server ignoring the format: fenced", "Here:\n```json\n" + verdict(false, "wrong", "a.go still broken") + "\n```", false},
+		{"structured answer", []ollamatest.Turn{{Content: verdict(true, "the change is right")}}, true},
+		{"server ignoring the format: prose, then fenced", []ollamatest.Turn{
+			{Content: "I read the diff; the edit is what the task asked for."},
+			{Content: "Here:\n```json\n" + verdict(false, "wrong", "a.go still broken") + "\n```"},
+		}, false},
 	}
 	for _, api := range apis {
 		for _, tc := range tests {
 			t.Run(api+"/"+tc.name, func(t *testing.T) {
 				cfg := testConfig(workspace(t, map[string]string{"a.go": "package a; var broken int\n"}), goLint())
 				cfg.Ollama.API = api
-				rep, srv, _ := fakeRun(t, cfg, "fix a.go",
-					ollamatest.Turn{Content: "1. Edit a.go."},
-					ollamatest.Turn{ToolCalls: []ollamatest.Call{{ID: "c1", Name: "file_edit", Arguments: args(map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"})}}},
-					ollamatest.Turn{Content: "Edited."},
-					ollamatest.Turn{ToolCalls: []ollamatest.Call{{ID: "r1", Name: "file_read", Arguments: `{"path":"a.go"}`}}},
-					ollamatest.Turn{Content: "I read a.go; the edit is what the plan asked for."},
-					ollamatest.Turn{Content: tc.requested},
-				)
+				turns := append([]ollamatest.Turn{
+					{Content: "1. Edit a.go."},
+					{ToolCalls: []ollamatest.Call{{ID: "c1", Name: "file_edit", Arguments: args(map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"})}}},
+					{Content: "Edited."},
+				}, tc.review...)
+				rep, srv, _ := fakeRun(t, cfg, "fix a.go", turns...)
 				rv := rep.Roles[2]
 				if rv.Status != report.StatusOK || rv.Approved == nil || *rv.Approved != tc.approved {
 					t.Fatalf("reviewer = %+v, want ok with approved %v", rv, tc.approved)
 				}
 				chats := chatRequests(srv)
-				if len(chats) != 6 {
-					t.Fatalf("%d chat requests, want 6", len(chats))
+				if len(chats) != 3+len(tc.review) {
+					t.Fatalf("%d chat requests, want %d", len(chats), 3+len(tc.review))
 				}
-				for i, r := range chats[:5] {
-					if r.Format() != nil {
-						t.Errorf("request %d asked for format %s, want only the verdict request to", i, r.Format())
+				coderTools := offeredNames(chats[1])
+				for i, r := range chats {
+					if i < 3 {
+						if r.Format() != nil {
+							t.Errorf("request %d (planner, coder) asked for format %s", i, r.Format())
+						}
+						continue
 					}
-				}
-				last := chats[5]
-				var got any
-				if err := json.Unmarshal(last.Format(), &got); err != nil {
-					t.Fatalf("verdict request format %q: %v", last.Format(), err)
-				}
-				if diff := cmp.Diff(schema, got); diff != "" {
-					t.Errorf("verdict request format (-want +got):\n%s", diff)
-				}
-				if names := offeredNames(last); len(names) != 0 {
-					t.Errorf("verdict request offered tools %v, want none", names)
+					var got any
+					if err := json.Unmarshal(r.Format(), &got); err != nil {
+						t.Fatalf("reviewer request %d format %q: %v", i, r.Format(), err)
+					}
+					if diff := cmp.Diff(schema, got); diff != "" {
+						t.Errorf("reviewer request %d format (-want +got):\n%s", i, diff)
+					}
+					if names := offeredNames(r); !slices.Equal(names, coderTools) {
+						t.Errorf("reviewer request %d declared tools %v, want the shared list %v", i, names, coderTools)
+					}
 				}
 			})
 		}

@@ -49,7 +49,7 @@ func emptyReplyRule(p policy) rule {
 		}
 		if !told && !t.last {
 			told = true
-			return decision{say: emptyReplyMessage(p.offered), blank: true}
+			return decision{say: emptyReplyMessage(p.allowed), blank: true}
 		}
 		if p.review {
 			return pass

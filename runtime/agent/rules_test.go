@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -93,11 +94,11 @@ func refused(key string) callResult {
 }
 
 func TestEmptyReplyRule(t *testing.T) {
-	coder := policy{role: config.RoleCoder, offered: []model.Tool{{Name: "file_read"}, {Name: "file_edit"}}}
+	coder := policy{role: config.RoleCoder, offered: []model.Tool{{Name: "file_read"}, {Name: "file_edit"}, {Name: "editor_symbols"}}, allowed: []model.Tool{{Name: "file_read"}, {Name: "file_edit"}}}
 	reviewer := policy{role: config.RoleReviewer, review: true}
 	runRule(t, func() rule { return emptyReplyRule(coder) }, []ruleCase{
 		{"told once, then the role ends", []*turn{empty(), empty()},
-			[]want{"say+blank:The tools you can call are: file_read, file_edit", "end:empty reply"}},
+			[]want{"say+blank:The tools you can call are: file_read, file_edit. Call", "end:empty reply"}},
 		{"a reply in between resets it", []*turn{empty(), answerTurn("x"), empty()},
 			[]want{"say+blank:empty", "pass", "say+blank:empty"}},
 		{"calls are a reply", []*turn{empty(), withCalls(ran("a", "ok")), empty()},
@@ -253,8 +254,8 @@ func TestVerdictRule(t *testing.T) {
 			if len(reqs) != c.calls {
 				t.Fatalf("%d verdict requests, want %d", len(reqs), c.calls)
 			}
-			if c.calls > 0 && (string(reqs[0].Format) != VerdictSchema || reqs[0].Tools != nil || reqs[0].MaxTokens != maxFormatTokens) {
-				t.Errorf("verdict request = format %s, tools %v, max tokens %d; want the schema, no tools, %d", reqs[0].Format, reqs[0].Tools, reqs[0].MaxTokens, maxFormatTokens)
+			if c.calls > 0 && (string(reqs[0].Format) != VerdictSchema || !reflect.DeepEqual(reqs[0].Tools, s.conv.offered) || reqs[0].MaxTokens != maxFormatTokens) {
+				t.Errorf("verdict request = format %s, %d tools, max tokens %d; want the schema, the shared tools, %d", reqs[0].Format, len(reqs[0].Tools), reqs[0].MaxTokens, maxFormatTokens)
 			}
 			o := s.outcome(*d.end)
 			if (o.Approved == nil) != (c.approv == nil) || (o.Approved != nil && *o.Approved != *c.approv) {
@@ -303,10 +304,11 @@ func TestPolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	type view struct {
-		maxTokens                                       int
-		answerCode, nudge, review, doneAfterRepeats, cf bool
-		extractors                                      int
-		rules                                           string
+		maxTokens                                                int
+		answerCode, nudge, review, doneAfterRepeats, showChanged bool
+		format                                                   string
+		extractors                                               int
+		rules                                                    string
 	}
 	got := map[string]view{}
 	for _, role := range []string{config.RolePlanner, config.RoleCoder, config.RoleReviewer} {
@@ -315,12 +317,16 @@ func TestPolicies(t *testing.T) {
 		for _, rl := range newSession(r.env, p, 1).rules {
 			names = append(names, rl.name)
 		}
-		got[role] = view{p.maxTokens, p.answerCode, p.nudge, p.review, p.doneAfterRepeats, p.changedFirst, len(p.extractors()), strings.Join(names, ", ")}
+		got[role] = view{p.maxTokens, p.answerCode, p.nudge, p.review, p.doneAfterRepeats, p.showChanged, p.format, len(p.extractors()), strings.Join(names, ", ")}
+		// Every role declares the same tools; each may call only its own.
+		if !reflect.DeepEqual(p.offered, r.policyFor(config.RoleCoder).offered) || len(p.allowed) == 0 {
+			t.Errorf("%s offers %d tools, allows %d; want the coder's list offered to every role", role, len(p.offered), len(p.allowed))
+		}
 	}
 	want := map[string]view{
-		config.RolePlanner:  {maxReadOnlyReplyTokens, false, false, false, false, false, 2, "empty reply, answered, code applied, stuck, repeat turn"},
-		config.RoleCoder:    {0, true, true, false, true, false, 3, "empty reply, no change, answered, code applied, stuck, repeat turn"},
-		config.RoleReviewer: {maxReadOnlyReplyTokens, false, false, true, false, true, 2, "empty reply, verdict, answered, code applied, stuck, repeat turn"},
+		config.RolePlanner:  {maxReadOnlyReplyTokens, false, false, false, false, false, "", 2, "empty reply, answered, code applied, stuck, repeat turn"},
+		config.RoleCoder:    {0, true, true, false, true, true, "", 3, "empty reply, no change, answered, code applied, stuck, repeat turn"},
+		config.RoleReviewer: {maxFormatTokens, false, false, true, false, false, VerdictSchema, 2, "empty reply, verdict, answered, code applied, stuck, repeat turn"},
 	}
 	for role, w := range want {
 		if got[role] != w {

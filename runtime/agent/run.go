@@ -32,6 +32,8 @@ type run struct {
 	history []report.Verification
 	// baseline is the required checks' results before the first edit.
 	baseline []report.CheckResult
+	// shared is the part every role's message starts with, made once.
+	shared *sharedPart
 	// result is how the run ends, as far as it has got.
 	result result
 }

@@ -52,14 +52,18 @@ func TestRoleModelsToolOffersAndVerifiedRun(t *testing.T) {
 	if diff := cmp.Diff([]string{"m-plan", "m-plan", "m-code", "m-code", "m-rev", "m-rev"}, models); diff != "" {
 		t.Errorf("models per call (-want +got):\n%s", diff)
 	}
+	// Every role is declared the same tools, writers included: the shared
+	// prefix. What a role may call, the host decides when it calls.
 	writers := []string{"file_write", "file_edit", "flow_check"}
 	for i, r := range reqs {
 		names := toolNames(r)
-		coder := r.Model == "m-code"
 		for _, w := range writers {
-			if slices.Contains(names, w) != coder {
-				t.Errorf("request %d (%s) offers %v; %s offered = %v, want %v", i, r.Model, names, w, !coder, coder)
+			if !slices.Contains(names, w) {
+				t.Errorf("request %d (%s) offers %v, want the shared list with %s", i, r.Model, names, w)
 			}
+		}
+		if !slices.Equal(names, toolNames(reqs[0])) {
+			t.Errorf("request %d (%s) offers %v, want %v as every request", i, r.Model, names, toolNames(reqs[0]))
 		}
 	}
 	for i, id := range map[int]string{1: "p1", 3: "c1", 5: "r1"} {
@@ -290,14 +294,13 @@ func TestReviewerVerdictForms(t *testing.T) {
 			}
 			reqs := be.requests()
 			last := reqs[len(reqs)-1]
-			if tc.requested == "" {
-				if last.Format != nil {
-					t.Errorf("last request format = %s, want none when the answer held a verdict", last.Format)
+			for i, r := range reqs[4:] { // every reviewer request asks for the verdict's structure
+				if string(r.Format) != VerdictSchema || len(r.Tools) != len(reqs[0].Tools) {
+					t.Errorf("reviewer request %d format = %s with %d tools, want the verdict schema and the shared %d", i, r.Format, len(r.Tools), len(reqs[0].Tools))
 				}
-				return
 			}
-			if string(last.Format) != VerdictSchema || len(last.Tools) != 0 {
-				t.Errorf("verdict request format = %s with %d tools, want the verdict schema and no tools", last.Format, len(last.Tools))
+			if tc.requested == "" {
+				return
 			}
 			if m := last.Messages[len(last.Messages)-1]; m.Role != model.RoleUser || m.Content != verdictRequest {
 				t.Errorf("verdict request ends with %+v, want the verdict request", m)
@@ -434,5 +437,37 @@ func TestRoleSummaryAndUsage(t *testing.T) {
 	}
 	if rep.Usage != (report.Usage{PromptTokens: 150, CompletionTokens: 10}) {
 		t.Errorf("Usage = %+v, want 150/10", rep.Usage)
+	}
+}
+
+// TestReadOnlyRolesRefusedByTheHost: every role is declared the coder's
+// tools (the shared prefix), so a planner can call file_write and a
+// reviewer flow_check; the host refuses both at the call, the files stay
+// as they were, and the model reads why.
+func TestReadOnlyRolesRefusedByTheHost(t *testing.T) {
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
+	cfg := testConfig(dir, goLint())
+	be := newScripted(t,
+		do(tc("p1", "file_write", map[string]any{"path": "a.go", "content": "package a; var planned int\n"})),
+		say("1. Edit a.go."),
+		do(tc("c1", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"})),
+		say("Edited a.go."),
+		do(tc("r1", "flow_check", nil)),
+		say(verdict(true, "right")),
+	)
+	h := newHarness(t, cfg, be)
+	rep := h.run(t, "fix a.go")
+	if got := h.read(t, "a.go"); got != "package a; var fixed int\n" {
+		t.Errorf("a.go = %q, want only the coder's edit", got)
+	}
+	reqs := be.requests()
+	for i, want := range map[int]string{1: "Tool 'file_write' is unavailable for role planner", 5: "Tool 'flow_check' is unavailable for role reviewer"} {
+		msgs := toolMessages(reqs[i])
+		if len(msgs) != 1 || !strings.Contains(msgs[0].Content, want) {
+			t.Errorf("request %d tool messages = %+v, want the refusal %q", i, msgs, want)
+		}
+	}
+	if rep.Roles[0].ToolErrors != 1 || rep.Roles[2].ToolErrors != 1 {
+		t.Errorf("tool errors: planner %d, reviewer %d; want 1 each", rep.Roles[0].ToolErrors, rep.Roles[2].ToolErrors)
 	}
 }

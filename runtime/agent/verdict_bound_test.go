@@ -57,10 +57,14 @@ func TestVerdictRequestBoundedAndCut(t *testing.T) {
 			for i, r := range chats[:5] {
 				// The coder's calls (1 and 2) have the client's bound,
 				// half the context window and at most 8192 tokens; the
-				// planner's and the reviewer's are bounded lower.
+				// planner's is bounded lower, and the reviewer's, each
+				// held to the verdict's schema, lower still.
 				want := maxReadOnlyReplyTokens
-				if i == 1 || i == 2 {
+				switch i {
+				case 1, 2:
 					want = min(8192, cfg.Ollama.ContextLength/2)
+				case 3, 4:
+					want = maxFormatTokens
 				}
 				if got := replyBound(t, api, r.Raw); got != want {
 					t.Errorf("request %d bounds the reply at %d, want %d", i, got, want)

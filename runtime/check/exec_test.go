@@ -231,10 +231,12 @@ func TestTimeout(t *testing.T) {
 	t.Parallel()
 	r := newRunner(t)
 	c := required("slow", sh("echo started; sleep 30")...)
-	c.Timeout = 50
+	// Long enough for the shell to start and echo on a loaded machine
+	// (50 ms was not, with a model server busy on both cores).
+	c.Timeout = 500
 	res := runGuarded(t, t.Context(), r, c)
-	if res.Status != report.StatusTimeout || res.Error != "Check exceeded 50ms" {
-		t.Errorf("RunCheck(slow) = %q, %q, want timeout, %q", res.Status, res.Error, "Check exceeded 50ms")
+	if res.Status != report.StatusTimeout || res.Error != "Check exceeded 500ms" {
+		t.Errorf("RunCheck(slow) = %q, %q, want timeout, %q", res.Status, res.Error, "Check exceeded 500ms")
 	}
 	if res.Returncode != nil {
 		t.Errorf("RunCheck(slow) returncode = %d, want none", *res.Returncode)
