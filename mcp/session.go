@@ -28,9 +28,12 @@ type session struct {
 	calls  sync.WaitGroup
 	initOK bool // initialize succeeded (frame loop only)
 	ready  bool // notifications/initialized followed it (frame loop only)
-	// clientTasks: the client declared the tasks capability (it gets
+	// tasks: the session speaks MCP's tasks utility (the server has a task
+	// store and the negotiated version has tasks, 2025-11-25);
+	// clientTasks: the client declared the tasks capability too (it gets
 	// notifications/tasks/status); wait: the default wait_seconds of a
 	// plain flow_run for this client (0: until the end). Set by initialize.
+	tasks       bool
 	clientTasks bool
 	wait        time.Duration
 	longMu      sync.Mutex
@@ -172,10 +175,10 @@ func (ss *session) handle(frame []byte) {
 	case !ss.ready:
 		_ = ss.out.error(m.id, errNotReady)
 	case m.method == "tools/list":
-		ss.result(m.id, ss.srv.listTools())
+		ss.result(m.id, ss.srv.listTools(ss.tasks))
 	case m.method == "tools/call":
 		ss.callTool(m)
-	case strings.HasPrefix(m.method, "tasks/") && ss.srv.tasks != nil:
+	case strings.HasPrefix(m.method, "tasks/") && ss.tasks:
 		ss.taskRequest(m)
 	default:
 		_ = ss.out.error(m.id, &rpcError{code: codeMethodNotFound, message: "Method not found: " + text.ClipBytes(m.method, 100)})

@@ -126,6 +126,22 @@ func (s *Server) record(lt *liveTask, tool string, args json.RawMessage, ttl tim
 	return task, nil
 }
 
+// failedTask records a task that failed before it started, with its
+// result (a refusal with isError).
+func (s *Server) failedTask(tool string, args json.RawMessage, ttl time.Duration, res *mcp.CallToolResult) (journal.Task, error) {
+	raw, err := toolResultJSON(res)
+	if err != nil {
+		return journal.Task{}, err
+	}
+	task, _, err := s.tasks.NewTask(tool, args, ttl, "")
+	if err != nil {
+		return journal.Task{}, err
+	}
+	return s.tasks.Update(task.ID, func(t *journal.Task) {
+		t.Status, t.Message, t.Result = journal.TaskFailed, resultMessage(res), raw
+	})
+}
+
 // liveTask returns the task's job in this process, if any.
 func (s *Server) liveTask(id string) *liveTask {
 	s.liveMu.Lock()
@@ -135,11 +151,12 @@ func (s *Server) liveTask(id string) *liveTask {
 
 // finishTask writes the final record of a job's task: its status, why, and
 // the exact tool result (or, for a tool that panicked, an error report).
-func (ss *session) finishTask(lt *liveTask, res *mcp.CallToolResult, err error, cancelled, interrupted bool) {
+// interrupted, when not "", is why the job was stopped by the process
+// rather than by its requestor: the task then failed with that message.
+func (s *Server) finishTask(lt *liveTask, res *mcp.CallToolResult, err error, cancelled bool, interrupted string) {
 	if lt.id == "" {
 		return
 	}
-	s := ss.srv
 	if err != nil {
 		res = errorResult(err.Error())
 	}
@@ -150,9 +167,15 @@ func (ss *session) finishTask(lt *liveTask, res *mcp.CallToolResult, err error, 
 	status, message := journal.TaskCompleted, resultMessage(res)
 	switch {
 	case cancelled:
-		status, message = journal.TaskCancelled, "cancelled: "+message
-	case interrupted:
-		status, message = journal.TaskFailed, "interrupted: the flow server was stopped before the task finished; its edits are in the journal (flow undo reverts them)"
+		// A cancelled job's report says so itself ("cancelled: The run
+		// was cancelled; …"); one that ended before the cancel reached it
+		// keeps its own result, and the message says both.
+		status = journal.TaskCancelled
+		if !strings.HasPrefix(message, report.StatusCancelled) {
+			message = "cancelled after it ended: " + message
+		}
+	case interrupted != "":
+		status, message = journal.TaskFailed, interrupted
 	case res.IsError:
 		status = journal.TaskFailed
 	}
@@ -163,9 +186,13 @@ func (ss *session) finishTask(lt *liveTask, res *mcp.CallToolResult, err error, 
 			t.RunID = rid
 		}
 	}); err != nil {
-		ss.log.Warn("task result not recorded", "task", lt.id, "error", err.Error())
+		s.log.Warn("task result not recorded", "task", lt.id, "error", err.Error())
 	}
 }
+
+// serverStopped is a task's message when its job ran in a flow serve that
+// was stopped before the job finished.
+const serverStopped = "interrupted: the flow server was stopped before the task finished; its edits are in the journal (flow undo reverts them)"
 
 // release forgets a finished live task; waiters on lt.done (tasks/result,
 // tasks/cancel) go on, after its status notification.
@@ -181,7 +208,7 @@ func (s *Server) release(lt *liveTask) {
 
 // errorResult is the tool result of a failure that has no report.
 func errorResult(msg string) *mcp.CallToolResult {
-	b, _ := report.Marshal(refusal{Status: report.StatusError, Error: msg})
+	b, _ := report.Marshal(refusal{Status: report.StatusError, Reason: msg, Error: msg})
 	return structuredResult(b, true)
 }
 
