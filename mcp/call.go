@@ -164,7 +164,11 @@ func (ss *session) callTool(m message) {
 		return
 	}
 	asTask := p.task != nil
-	if ss.srv.tasks != nil && tc.idempotencyKey != "" && ss.resubmitted(m.id, def.name, tc.idempotencyKey, asTask) {
+	wait := ss.wait
+	if tc.wait != nil {
+		wait = time.Duration(*tc.wait) * time.Second
+	}
+	if ss.srv.tasks != nil && tc.idempotencyKey != "" && ss.resubmitted(m.id, def.name, p, tc.idempotencyKey, wait) {
 		return
 	}
 	c := &call{id: m.id, key: idKey(m.id), tool: def.name, token: p.token, out: ss.out}
@@ -197,10 +201,6 @@ func (ss *session) callTool(m message) {
 		ss.longMu.Lock()
 		ss.running = c
 		ss.longMu.Unlock()
-	}
-	wait := ss.wait
-	if tc.wait != nil {
-		wait = time.Duration(*tc.wait) * time.Second
 	}
 	if lt.id == "" || asTask {
 		wait = 0 // without a record there is nothing to follow

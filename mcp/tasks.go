@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -483,16 +485,25 @@ func (s *Server) runStatus(runID string) (*mcp.CallToolResult, error) {
 }
 
 // resubmitted answers a flow_run or flow_check whose idempotency key names
-// an earlier submission, and reports whether it did: a task-augmented call
-// gets that task, a plain one its result (waited for as a plain call
-// waits).
-func (ss *session) resubmitted(id json.RawMessage, tool, key string, asTask bool) bool {
-	t, ok, err := ss.srv.tasks.ByKey(tool, key)
+// an earlier submission, and reports whether it did. The same tool with the
+// same arguments (wait_seconds aside: it says how long to wait, not what to
+// do) is a repeat: a task-augmented call gets that task, a plain one its
+// result (waited for as a plain call waits, wait long). Anything else
+// reuses the key for another submission, which is refused with an error
+// result, as payment APIs refuse it: returning the first submission's
+// result would silently drop the second.
+func (ss *session) resubmitted(id json.RawMessage, tool string, p callParams, key string, wait time.Duration) bool {
+	t, ok, err := ss.srv.tasks.ByKey(key)
 	if err != nil || !ok {
 		return false
 	}
+	if !sameSubmission(t, tool, p.arguments) {
+		ss.log.Info("idempotency key reused", "tool", tool, "task", t.ID)
+		ss.refuse(id, tool, p, errorResult(keyReused(key, t)))
+		return true
+	}
 	ss.log.Info("idempotent resubmission", "tool", tool, "task", t.ID)
-	if asTask {
+	if p.task != nil {
 		ss.result(id, createTaskResult{Task: ss.srv.wireTask(t)})
 		return true
 	}
@@ -500,7 +511,6 @@ func (ss *session) resubmitted(id json.RawMessage, tool, key string, asTask bool
 		ss.replyTool(id, storedResult(t), nil)
 		return true
 	}
-	wait := ss.wait
 	ss.calls.Add(1)
 	go func() {
 		defer ss.calls.Done()
@@ -523,4 +533,33 @@ func (ss *session) resubmitted(id json.RawMessage, tool, key string, asTask bool
 		}
 	}()
 	return true
+}
+
+// sameSubmission reports whether a call of tool with args repeats the
+// submission t: the same tool and the same arguments, compared as JSON
+// values, without wait_seconds and with "" standing for an absent string
+// (an empty check name, like none, means every check).
+func sameSubmission(t journal.Task, tool string, args json.RawMessage) bool {
+	return t.Tool == tool && reflect.DeepEqual(submission(t.Arguments), submission(args))
+}
+
+// submission decodes arguments for [sameSubmission].
+func submission(raw json.RawMessage) map[string]any {
+	m := map[string]any{}
+	_ = json.Unmarshal(raw, &m)
+	for k, v := range m {
+		if k == "wait_seconds" || v == "" {
+			delete(m, k)
+		}
+	}
+	return m
+}
+
+// keyReused is the error of a submission that reuses another's key.
+func keyReused(key string, first journal.Task) string {
+	args := submission(first.Arguments)
+	delete(args, "idempotency_key")
+	what, _ := json.Marshal(args)
+	return fmt.Sprintf("idempotency_key %s was already used for another submission (%s %s, task %s, %s); use a new key for a new submission, or repeat that one's arguments exactly to get its result",
+		strconv.Quote(text.ClipBytes(key, 80)), first.Tool, text.ClipBytes(string(what), 200), first.ID, first.CreatedAt.UTC().Format(time.RFC3339))
 }

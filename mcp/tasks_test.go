@@ -340,6 +340,25 @@ func TestIdempotencyKey(t *testing.T) {
 	if tk := m["result"].(map[string]any)["task"].(map[string]any); tk["status"] != "completed" {
 		t.Fatalf("task-augmented resubmission = %v, want the completed task", tk)
 	}
+	// wait_seconds says how long to wait, not what to do: still a repeat.
+	c.send(callLine(4, "flow_run", map[string]any{"task": "once", "idempotency_key": "k-1", "wait_seconds": 5}, nil))
+	if m, _ := c.recvID("4"); jsonDiff(asJSON(first["result"]), asJSON(m["result"])) != "" {
+		t.Fatalf("repeat with wait_seconds = %v, want the first result", m)
+	}
+	// The key with another task is refused, naming the first submission.
+	c.send(callLine(5, "flow_run", map[string]any{"task": "twice", "idempotency_key": "k-1"}, nil))
+	m, _ = c.recvID("5")
+	sc := structured(t, m)
+	if m["result"].(map[string]any)["isError"] != true || sc["status"] != "error" ||
+		!strings.Contains(fmt.Sprint(sc["reason"]), `idempotency_key "k-1" was already used for another submission (flow_run {"task":"once"}`) {
+		t.Fatalf("key reused with another task = %v, want an error naming the first submission", m)
+	}
+	// As a task, the refusal is a failed task holding the same error.
+	c.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"flow_run","arguments":{"task":"twice","idempotency_key":"k-1"},"task":{}}}`)
+	m, _ = c.recvID("7")
+	if tk := m["result"].(map[string]any)["task"].(map[string]any); tk["status"] != "failed" || !strings.Contains(fmt.Sprint(tk["statusMessage"]), "already used") {
+		t.Fatalf("task-augmented reuse of a key = %v, want a failed task", tk)
+	}
 	if runs, _ := rt.calls(); len(runs) != 1 {
 		t.Fatalf("runtime saw %d runs for one key, want 1", len(runs))
 	}

@@ -431,10 +431,26 @@ func startTime(pid int) uint64 {
 	return n
 }
 
-// ByKey returns the unexpired task of tool submitted with the idempotency
-// key, if there is one. An empty key matches nothing.
-func (t *Tasks) ByKey(tool, key string) (Task, bool, error) {
-	return t.find(func(task Task) bool { return key != "" && task.Tool == tool && task.IdempotencyKey == key })
+// ByKey returns the first unexpired task submitted with the idempotency
+// key, whatever its tool, if there is one: a key names one submission in a
+// workspace, and its caller decides whether a new one repeats it. An empty
+// key matches nothing.
+func (t *Tasks) ByKey(key string) (Task, bool, error) {
+	if key == "" {
+		return Task{}, false, nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	all, err := t.all()
+	if err != nil {
+		return Task{}, false, err
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i].IdempotencyKey == key {
+			return t.checkOwner(all[i]), true, nil
+		}
+	}
+	return Task{}, false, nil
 }
 
 // ByRun returns the unexpired task whose run has id runID, if there is one.
