@@ -171,6 +171,10 @@ func (ss *session) callTool(m message) {
 	if ss.srv.tasks != nil && tc.idempotencyKey != "" && ss.resubmitted(m.id, def.name, p, tc.idempotencyKey, wait) {
 		return
 	}
+	if asTask && ss.srv.workerCmd != nil {
+		ss.runInWorker(m, def, p, tc.idempotencyKey)
+		return
+	}
 	c := &call{id: m.id, key: idKey(m.id), tool: def.name, token: p.token, out: ss.out}
 	lt := &liveTask{tool: def.name, progress: c.progress}
 	ctx, stop := context.WithCancel(ss.base)
@@ -182,14 +186,14 @@ func (ss *session) callTool(m message) {
 		return
 	}
 	c.stop = stop
-	lt.job = j
+	lt.cancel = j.Cancel
 	var task journal.Task
 	if ss.srv.tasks != nil {
 		var ttl time.Duration
 		if p.task != nil {
 			ttl = p.task.ttl
 		}
-		task, err = ss.srv.record(lt, def.name, p.arguments, ttl, tc.idempotencyKey)
+		task, err = ss.srv.record(lt, def.name, p.arguments, ttl, tc.idempotencyKey, "")
 		if err != nil {
 			ss.log.Warn("task not recorded", "tool", def.name, "error", err.Error())
 			asTask = false
@@ -264,7 +268,7 @@ func (ss *session) refuse(id json.RawMessage, tool string, p callParams, res *mc
 		ss.replyTool(id, res, nil)
 		return
 	}
-	task, err := ss.srv.failedTask(tool, p.arguments, p.task.ttl, res)
+	task, err := ss.srv.failedTask(tool, p.arguments, p.task.ttl, res, "")
 	if err != nil {
 		ss.log.Warn("refused task not recorded", "tool", tool, "error", err.Error())
 		ss.replyTool(id, res, nil)

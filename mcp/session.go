@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"flow/internal/text"
@@ -37,7 +38,11 @@ type session struct {
 	clientTasks bool
 	wait        time.Duration
 	longMu      sync.Mutex
-	running     *call // the running flow_run or flow_check job of this session
+	running     *call   // the running flow_run or flow_check job of this session
+	watched     []*call // the calls of tasks in worker processes it watches
+	// ended is set when the session ends; the tasks it started in worker
+	// processes go on, without notifications.
+	ended atomic.Bool
 }
 
 func (s *Server) newSession(ctx context.Context, w io.Writer) *session {
@@ -139,11 +144,31 @@ func (ss *session) waitCalls(ctx context.Context) error {
 	}
 }
 
-// end cancels what is still running and waits for it.
+// end cancels what is still running and waits for it. Tasks running in
+// worker processes go on; their progress stops here.
 func (ss *session) end(why string) {
 	ss.stop()
 	ss.calls.Wait()
+	ss.ended.Store(true)
+	ss.longMu.Lock()
+	for _, c := range ss.watched {
+		c.finish()
+	}
+	ss.watched = nil
+	ss.longMu.Unlock()
 	ss.log.Debug("session end", "reason", why)
+}
+
+// watchCall keeps c, the call of a task in a worker process, to end its
+// notifications with the session.
+func (ss *session) watchCall(c *call) {
+	ss.longMu.Lock()
+	defer ss.longMu.Unlock()
+	if ss.ended.Load() {
+		c.finish()
+		return
+	}
+	ss.watched = append(ss.watched, c)
 }
 
 // handle answers one frame. Only a flow_run or flow_check job that started

@@ -11,12 +11,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"flow/internal/text"
-	"flow/runtime/job"
 	"flow/runtime/journal"
 	"flow/runtime/report"
 )
@@ -57,12 +57,15 @@ func (s *Server) defaultWait(client string) time.Duration {
 	return 0
 }
 
-// liveTask is a task whose job runs in this process.
+// liveTask is a task whose job this process runs or watches: in this
+// process, or in a worker process this server started (doc/design.md
+// §10.10), whose events it relays and whose record the worker writes.
 type liveTask struct {
 	tool      string
 	progress  func(string) // the call's progress notifications
-	job       *job.Handle
-	cancelled atomic.Bool   // tasks/cancel named it
+	cancel    func()       // stops the job: cancels it here, signals a worker
+	worker    bool         // the job runs in a worker, which writes the record
+	cancelled atomic.Bool  // tasks/cancel named it
 	done      chan struct{} // closed once the final record is written
 
 	mu      sync.Mutex
@@ -71,10 +74,13 @@ type liveTask struct {
 	runID   string
 	message string
 	written time.Time
+	pending *time.Timer // a flush of the latest event, due at written+recordInterval
 }
 
 // event receives one runtime event line: it goes to the call's progress and
-// becomes the task's status message.
+// becomes the task's status message. The record gets a new run id at once
+// and the latest message at most every recordInterval, the last one of a
+// burst included (a long model call follows it).
 func (lt *liveTask) event(runID, message string) {
 	if message != "" {
 		lt.progress(message)
@@ -87,15 +93,41 @@ func (lt *liveTask) event(runID, message string) {
 	if message != "" {
 		lt.message = message
 	}
-	flush := lt.id != "" && (newRun || time.Since(lt.written) >= recordInterval)
+	record := lt.id != "" && !lt.worker
+	since := time.Since(lt.written)
+	flush := record && (newRun || since >= recordInterval)
 	if flush {
 		lt.written = time.Now()
+	} else if record && lt.pending == nil {
+		lt.pending = time.AfterFunc(recordInterval-since, lt.flush)
 	}
-	srv, id, rid, msg := lt.srv, lt.id, lt.runID, lt.message
 	lt.mu.Unlock()
 	if flush {
-		_, _ = srv.tasks.Update(id, func(t *journal.Task) { t.RunID, t.Message = rid, msg })
+		lt.flush()
 	}
+}
+
+// flush writes the latest run id and message to the record.
+func (lt *liveTask) flush() {
+	lt.mu.Lock()
+	if lt.pending != nil {
+		lt.pending.Stop()
+		lt.pending = nil
+	}
+	lt.written = time.Now()
+	srv, id, rid, msg := lt.srv, lt.id, lt.runID, lt.message
+	lt.mu.Unlock()
+	_, _ = srv.tasks.Update(id, func(t *journal.Task) { t.RunID, t.Message = rid, msg })
+}
+
+// stopFlushing cancels a pending flush: the final record follows.
+func (lt *liveTask) stopFlushing() {
+	lt.mu.Lock()
+	if lt.pending != nil {
+		lt.pending.Stop()
+		lt.pending = nil
+	}
+	lt.mu.Unlock()
 }
 
 // snapshot returns the live run id and message.
@@ -105,21 +137,24 @@ func (lt *liveTask) snapshot() (runID, message string) {
 	return lt.runID, lt.message
 }
 
-// record creates the task of a started job.
-func (s *Server) record(lt *liveTask, tool string, args json.RawMessage, ttl time.Duration, key string) (journal.Task, error) {
-	task, _, err := s.tasks.NewTask(tool, args, ttl, key)
+// record creates the task of a started job; with worker set, as the task
+// of this process, a worker of its own, under id.
+func (s *Server) record(lt *liveTask, tool string, args json.RawMessage, ttl time.Duration, key string, worker string) (journal.Task, error) {
+	var task journal.Task
+	var err error
+	if worker != "" {
+		task, _, err = s.tasks.NewWorkerTask(worker, tool, args, ttl, key)
+	} else {
+		task, _, err = s.tasks.NewTask(tool, args, ttl, key)
+	}
 	if err != nil {
 		return journal.Task{}, err
 	}
-	lt.done = make(chan struct{})
+	s.watch(lt, task.ID)
 	lt.mu.Lock()
-	lt.srv, lt.id = s, task.ID
 	rid, msg := lt.runID, lt.message
 	lt.written = time.Now()
 	lt.mu.Unlock()
-	s.liveMu.Lock()
-	s.live[task.ID] = lt
-	s.liveMu.Unlock()
 	if rid != "" || msg != "" {
 		if t, err := s.tasks.Update(task.ID, func(t *journal.Task) { t.RunID, t.Message = rid, msg }); err == nil {
 			task = t
@@ -128,14 +163,31 @@ func (s *Server) record(lt *liveTask, tool string, args json.RawMessage, ttl tim
 	return task, nil
 }
 
+// watch makes lt the live task id of this process.
+func (s *Server) watch(lt *liveTask, id string) {
+	lt.done = make(chan struct{})
+	lt.mu.Lock()
+	lt.srv, lt.id = s, id
+	lt.mu.Unlock()
+	s.liveMu.Lock()
+	s.live[id] = lt
+	s.liveMu.Unlock()
+}
+
 // failedTask records a task that failed before it started, with its
-// result (a refusal with isError).
-func (s *Server) failedTask(tool string, args json.RawMessage, ttl time.Duration, res *mcp.CallToolResult) (journal.Task, error) {
+// result (a refusal with isError); with worker set, as the task of this
+// worker process under that id.
+func (s *Server) failedTask(tool string, args json.RawMessage, ttl time.Duration, res *mcp.CallToolResult, worker string) (journal.Task, error) {
 	raw, err := toolResultJSON(res)
 	if err != nil {
 		return journal.Task{}, err
 	}
-	task, _, err := s.tasks.NewTask(tool, args, ttl, "")
+	var task journal.Task
+	if worker != "" {
+		task, _, err = s.tasks.NewWorkerTask(worker, tool, args, ttl, "")
+	} else {
+		task, _, err = s.tasks.NewTask(tool, args, ttl, "")
+	}
 	if err != nil {
 		return journal.Task{}, err
 	}
@@ -159,6 +211,7 @@ func (s *Server) finishTask(lt *liveTask, res *mcp.CallToolResult, err error, ca
 	if lt.id == "" {
 		return
 	}
+	lt.stopFlushing()
 	if err != nil {
 		res = errorResult(err.Error())
 	}
@@ -226,6 +279,10 @@ func resultMessage(res *mcp.CallToolResult) string {
 	_ = json.Unmarshal(res.RawStructuredContent, &rep)
 	msg := rep.Status
 	for _, s := range []string{rep.Error, rep.Summary, rep.Reason} {
+		if s != "" && strings.HasPrefix(s, rep.Status+":") {
+			msg = s // "busy: a run is already …" says its status itself
+			break
+		}
 		if s != "" {
 			msg += ": " + s
 			break
@@ -364,27 +421,68 @@ func (ss *session) taskRequest(m message) {
 			ss.result(m.id, taskPayload(task))
 		}()
 	case "tasks/cancel":
-		if task.Terminal() {
-			_ = ss.out.error(m.id, &rpcError{code: codeInvalidParams, message: "Cannot cancel task: it is already " + task.Status})
-			return
-		}
-		lt := ss.srv.liveTask(id)
-		if lt == nil {
-			_ = ss.out.error(m.id, &rpcError{code: codeInvalidParams, message: fmt.Sprintf("Cannot cancel task: flow process %d runs it; cancel it there", task.Owner.PID)})
-			return
-		}
-		ss.log.Info("task cancelled by the client", "task", id, "tool", lt.tool)
-		lt.cancelled.Store(true)
-		lt.job.Cancel()
-		ss.calls.Add(1)
-		go func() {
-			defer ss.calls.Done()
-			<-lt.done
-			if t, err := store.Task(id); err == nil {
-				ss.result(m.id, ss.srv.wireTask(t))
-			}
-		}()
+		ss.cancelTask(m.id, task)
 	}
+}
+
+// cancelGrace is how long tasks/cancel waits for a worker process to
+// record its cancelled task before it kills the worker.
+const cancelGrace = 20 * time.Second
+
+// cancelTask answers tasks/cancel for a working task: a job of this
+// process is cancelled; a worker process, this server's or an earlier
+// one's, is sent journal.CancelSignal and stops its job as a cancel here
+// would. The reply is the task once it has ended. A task of another flow
+// serve's own process cannot be reached from here.
+func (ss *session) cancelTask(id json.RawMessage, task journal.Task) {
+	if task.Terminal() {
+		_ = ss.out.error(id, &rpcError{code: codeInvalidParams, message: "Cannot cancel task: it is already " + task.Status})
+		return
+	}
+	store, lt := ss.srv.tasks, ss.srv.liveTask(task.ID)
+	if lt == nil && !task.Worker {
+		_ = ss.out.error(id, &rpcError{code: codeInvalidParams, message: fmt.Sprintf("Cannot cancel task: flow process %d runs it; cancel it there", task.Owner.PID)})
+		return
+	}
+	ss.log.Info("task cancelled by the client", "task", task.ID, "tool", task.Tool)
+	if lt != nil {
+		lt.cancelled.Store(true)
+		lt.cancel()
+	} else if err := task.Owner.Signal(journal.CancelSignal); err != nil && !errors.Is(err, journal.ErrOwnerGone) {
+		_ = ss.out.error(id, &rpcError{code: codeInternalError, message: "Cannot cancel task: " + err.Error()})
+		return
+	}
+	ss.calls.Add(1)
+	go func() {
+		defer ss.calls.Done()
+		ctx, cancel := context.WithTimeout(ss.base, cancelGrace)
+		defer cancel()
+		var err error
+		if lt != nil {
+			select {
+			case <-lt.done:
+			case <-ctx.Done():
+				err = ctx.Err()
+			}
+		} else {
+			_, err = store.Wait(ctx, task.ID, 100*time.Millisecond)
+		}
+		if err != nil && ss.base.Err() == nil && task.Worker {
+			ss.srv.killWorker(task)
+		}
+		if t, err := store.Task(task.ID); err == nil && ss.base.Err() == nil {
+			ss.result(id, ss.srv.wireTask(t))
+		}
+	}()
+}
+
+// killWorker ends a worker process that did not stop within cancelGrace
+// of tasks/cancel and records its task cancelled.
+func (s *Server) killWorker(task journal.Task) {
+	s.log.Warn("task worker did not stop after tasks/cancel: killed", "task", task.ID, "pid", task.Owner.PID)
+	_ = task.Owner.Signal(syscall.SIGKILL)
+	msg := fmt.Sprintf("cancelled: the task's worker process %d did not stop within %d s of tasks/cancel and was killed; its edits are in the journal (flow undo reverts them)", task.Owner.PID, int(cancelGrace.Seconds()))
+	_, _ = s.tasks.Update(task.ID, func(t *journal.Task) { t.Status, t.Message = journal.TaskCancelled, msg })
 }
 
 // taskPayload is the tasks/result of a terminal task: exactly the tool

@@ -225,11 +225,14 @@ func helperTasks() error {
 
 func TestStartTimeIdentifiesProcess(t *testing.T) {
 	self := selfOwner()
-	if self.Start == 0 || !ownerAlive(self) {
-		t.Fatalf("this process: %+v alive %v", self, ownerAlive(self))
+	if self.Start == 0 || self.Boot == "" || !self.Alive() {
+		t.Fatalf("this process: %+v alive %v", self, self.Alive())
 	}
-	if ownerAlive(Owner{PID: self.PID, Start: self.Start + 1}) {
+	if (Owner{PID: self.PID, Start: self.Start + 1, Boot: self.Boot}).Alive() {
 		t.Fatal("a different start time at the same pid counts as the same process")
+	}
+	if (Owner{PID: self.PID, Start: self.Start, Boot: "another-boot"}).Alive() {
+		t.Fatal("a process of another boot counts as alive")
 	}
 }
 
