@@ -266,7 +266,7 @@ func TestScriptedRuns(t *testing.T) {
 				t.Errorf("figures not taken from the report: %+v", r)
 			}
 			if wantStatus := map[bool]string{true: "ok", false: "unverified"}[c.verified]; r.Status != wantStatus {
-				t.Errorf("status %q, want %s", r.Status, wantStatus)
+				t.Errorf("status %q, want %s\nreport: %s", r.Status, wantStatus, report)
 			}
 			if f.Summary.Runs != 1 || f.Summary.FalseVerified != btoi(wantFalse) || f.Summary.Passed != btoi(wantPass) {
 				t.Errorf("summary %+v", f.Summary)
