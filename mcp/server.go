@@ -88,7 +88,7 @@ type Server struct {
 	workerCmd   func() *exec.Cmd
 	workerStart time.Duration
 	liveMu      sync.Mutex
-	live      map[string]*liveTask // tasks whose job runs in this process
+	live        map[string]*liveTask // tasks whose job this process runs or watches
 
 	sessions atomic.Int64
 }

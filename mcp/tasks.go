@@ -62,10 +62,10 @@ func (s *Server) defaultWait(client string) time.Duration {
 // §10.10), whose events it relays and whose record the worker writes.
 type liveTask struct {
 	tool      string
-	progress  func(string) // the call's progress notifications
-	cancel    func()       // stops the job: cancels it here, signals a worker
-	worker    bool         // the job runs in a worker, which writes the record
-	cancelled atomic.Bool  // tasks/cancel named it
+	progress  func(string)  // the call's progress notifications
+	cancel    func()        // stops the job: cancels it here, signals a worker
+	worker    bool          // the job runs in a worker, which writes the record
+	cancelled atomic.Bool   // tasks/cancel named it
 	done      chan struct{} // closed once the final record is written
 
 	mu      sync.Mutex
