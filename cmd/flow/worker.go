@@ -32,7 +32,10 @@ func cmdTaskWorker(_ context.Context, e *env) int {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, journal.CancelSignal, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(sigs)
-	if _, err := unix.FcntlInt(workerFD, unix.F_GETFD, 0); err != nil {
+	// flow serve hands the worker a pipe as fd 3; run by hand, fd 3 is
+	// closed or one of the Go runtime's own descriptors.
+	var st unix.Stat_t
+	if err := unix.Fstat(workerFD, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
 		fmt.Fprintln(e.stderr, "flow: task-worker runs a task for flow serve, which starts it; it is not a command to run by hand")
 		return exitUsage
 	}

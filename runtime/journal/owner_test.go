@@ -146,3 +146,22 @@ func TestLogTail(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskOfAnotherBoot: after a reboot a working task's worker is gone
+// whatever its pid and start time now name; the next reader fails it.
+func TestTaskOfAnotherBoot(t *testing.T) {
+	_, tasks := newTasks(t)
+	id, _ := NewTaskID()
+	if _, _, err := tasks.NewWorkerTask(id, "flow_check", nil, time.Hour, ""); err != nil {
+		t.Fatal(err)
+	}
+	self := selfOwner()
+	before := Owner{PID: self.PID, Start: self.Start, Boot: "an-earlier-boot"}
+	if _, err := tasks.Update(id, func(t *Task) { t.Owner = before }); err != nil {
+		t.Fatal(err)
+	}
+	got, err := tasks.Task(id)
+	if err != nil || got.Status != TaskFailed || !strings.Contains(got.Message, "or the machine restarted") {
+		t.Fatalf("task of an earlier boot = %+v, %v; want failed", got, err)
+	}
+}
