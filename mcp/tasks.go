@@ -142,13 +142,19 @@ func (lt *liveTask) snapshot() (runID, message string) {
 func (s *Server) record(lt *liveTask, tool string, args json.RawMessage, ttl time.Duration, key string, worker string) (journal.Task, error) {
 	var task journal.Task
 	var err error
+	created := true
 	if worker != "" {
-		task, _, err = s.tasks.NewWorkerTask(worker, tool, args, ttl, key)
+		task, created, err = s.tasks.NewWorkerTask(worker, tool, args, ttl, key)
 	} else {
 		task, _, err = s.tasks.NewTask(tool, args, ttl, key)
 	}
 	if err != nil {
 		return journal.Task{}, err
+	}
+	if !created {
+		// Another process recorded a submission with the key after this
+		// server looked: that one is the task.
+		return task, errResubmitted
 	}
 	s.watch(lt, task.ID)
 	lt.mu.Lock()
@@ -162,6 +168,10 @@ func (s *Server) record(lt *liveTask, tool string, args json.RawMessage, ttl tim
 	}
 	return task, nil
 }
+
+// errResubmitted reports that a worker's idempotency key names a task
+// another process recorded first.
+var errResubmitted = errors.New("the idempotency key names another task")
 
 // watch makes lt the live task id of this process.
 func (s *Server) watch(lt *liveTask, id string) {

@@ -242,20 +242,22 @@ func (ss *session) adoptWorker(id json.RawMessage, tool string, p callParams, w 
 		ss.refuse(id, tool, p, errorResult("the task's worker process could not start it: "+why))
 		return
 	}
+	// The worker runs the task unless it was refused (busy, invalid: it
+	// recorded why) or found the key's task another process recorded.
+	runs := !task.Terminal() && task.ID == taskID && task.Owner.PID == w.cmd.Process.Pid
 	c := &call{id: id, key: idKey(id), tool: tool, token: p.token, out: ss.out}
 	lt := &liveTask{tool: tool, progress: c.progress, worker: true}
 	lt.cancel = func() { _ = w.cmd.Process.Signal(journal.CancelSignal) }
-	if !task.Terminal() {
+	if runs {
 		s.tasks.Adopt(task.Owner)
 		s.watch(lt, task.ID)
 		ss.watchCall(c)
 	}
 	ss.result(id, createTaskResult{Task: s.wireTask(task)})
 	ss.calls.Done()
-	if task.Terminal() {
-		// Busy or refused: the worker recorded why and exits.
+	if !runs {
 		w.end()
-		s.tasks.RemoveEmptyLog(task.ID)
+		s.tasks.RemoveEmptyLog(taskID)
 		return
 	}
 	go c.heartbeat(s.heartbeat, lt.done)
@@ -351,6 +353,10 @@ func RunWorker(rt Runtime, opts Options, wio WorkerIO) error {
 	if err != nil {
 		j.Cancel()
 		<-j.Done()
+		if errors.Is(err, errResubmitted) {
+			ev.handshake(workerEvent{Task: &task})
+			return nil
+		}
 		ev.handshake(workerEvent{Error: "cannot record the task: " + err.Error()})
 		return err
 	}

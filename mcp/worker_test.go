@@ -18,7 +18,12 @@ import (
 // it wrote (through a pipe, as in a worker) and the task store.
 func runWorker(t *testing.T, rt Runtime, req workerRequest, sigs chan os.Signal, during func(tasks *journal.Tasks, first workerEvent)) []workerEvent {
 	t.Helper()
-	tasks := newTaskStore(t)
+	return runWorkerOn(t, newTaskStore(t), rt, req, sigs, during)
+}
+
+// runWorkerOn is runWorker with a given task store.
+func runWorkerOn(t *testing.T, tasks *journal.Tasks, rt Runtime, req workerRequest, sigs chan os.Signal, during func(tasks *journal.Tasks, first workerEvent)) []workerEvent {
+	t.Helper()
 	if req.TaskID == "" {
 		req.TaskID, _ = journal.NewTaskID()
 	}
@@ -128,5 +133,29 @@ func TestWorkerRefusals(t *testing.T) {
 	events = runWorker(t, rt, workerRequest{Tool: "flow_check", Arguments: json.RawMessage(`{}`)}, nil, nil)
 	if tk := events[0].Task; tk == nil || tk.Status != journal.TaskFailed || !strings.HasPrefix(tk.Message, "busy: a run is already in progress") {
 		t.Fatalf("busy: %+v", events[0])
+	}
+}
+
+// TestWorkerKeyTakenMeanwhile: when another process recorded a submission
+// with the worker's idempotency key after the server looked, the worker
+// hands over that task and runs nothing.
+func TestWorkerKeyTakenMeanwhile(t *testing.T) {
+	tasks := newTaskStore(t)
+	first, _, err := tasks.NewTask("flow_run", json.RawMessage(`{"task":"t","idempotency_key":"k"}`), 0, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The job ends only when cancelled: a worker that let it run would
+	// never return.
+	rt := &fakeRuntime{run: func(ctx context.Context, task string, _ func(string)) report.Run {
+		<-ctx.Done()
+		return report.Run{Status: report.StatusCancelled, Task: task}
+	}}
+	events := runWorkerOn(t, tasks, rt, workerRequest{Tool: "flow_run", Arguments: json.RawMessage(`{"task":"t","idempotency_key":"k"}`), IdempotencyKey: "k"}, nil, nil)
+	if tk := events[0].Task; tk == nil || tk.ID != first.ID {
+		t.Fatalf("handshake = %+v, want the task %s recorded first", events[0], first.ID)
+	}
+	if got, _ := tasks.Task(first.ID); got.Status != journal.TaskWorking {
+		t.Errorf("the first task was changed: %+v", got)
 	}
 }
