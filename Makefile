@@ -50,8 +50,9 @@ test-lsp: ## the editor tools against real language servers (scripts/lsp-test.sh
 	@nv="$$(scripts/nvim-current.sh)" && echo "== $$("$$nv" --version | head -n 1)" && \
 		FLOW_TEST_NVIM_BIN="$$nv" FLOW_TEST_LSP=required FLOW_TEST_NVIM=required $(GO) test -count=1 -v -run '$(LSPTESTS)' ./plugin
 
-test-mcp: ## the MCP server tests only (in process and over a real flow serve)
-	$(GO) test -count=1 ./mcp/... ./cmd/flow -run 'Serve|MCP|TypeScript|Golden|Session'
+test-mcp: ## the MCP server tests only (in process, over a real flow serve, and with the TypeScript and Python SDKs)
+	scripts/mcp-python.sh prepare
+	$(GO) test -count=1 ./mcp/... ./cmd/flow -run 'Serve|MCP|TypeScript|Python|Golden|Session|Task|Worker'
 
 ollama-test-server: ## build the real Ollama server and its deterministic test models (cached under ~/.cache/flow-test)
 	scripts/ollama-test.sh prepare

@@ -121,32 +121,41 @@ func (c *call) finish() {
 	c.mu.Unlock()
 }
 
-// callTool validates a tools/call request (doc/design.md §10.4: params, tool
-// name, arguments, all -32602) and dispatches it: the frame was parsed once,
-// by parseMessage, parseCallParams and the tool's argument struct, and the
-// tool is called with the decoded arguments (mcp-go only lists the tools).
-// flow_status is answered before returning; flow_run and flow_check are
-// runtime jobs: started here and answered from their own goroutine (a
-// task-augmented call gets its task at once), or answered "busy" at once
-// when the runtime refuses to start them.
+// callTool validates a tools/call request (doc/design.md §10.4) and
+// dispatches it. A malformed request (unknown params, no or an unknown tool
+// name, arguments that are not an object) is a -32602 protocol error;
+// arguments that do not match the tool's schema are the caller's input
+// error, answered as a tool result with isError that the model can read and
+// correct (a task-augmented call gets a task that failed with it). The
+// frame was parsed once, by parseMessage, parseCallParams and the tool's
+// argument struct, and the tool is called with the decoded arguments
+// (mcp-go only lists the tools). flow_status is answered before returning;
+// flow_run and flow_check are runtime jobs: started here and answered from
+// their own goroutine (a task-augmented call gets its task at once), or
+// refused at once ("busy").
 func (ss *session) callTool(m message) {
-	p, perr := parseCallParams(m.params, ss.srv.tasks != nil)
+	p, perr := parseCallParams(m.params, ss.tasks)
 	if perr != nil {
 		_ = ss.out.error(m.id, perr)
 		return
 	}
 	def := ss.srv.tool[p.name]
 	if def == nil {
-		_ = ss.out.error(m.id, errUnknownTool)
-		return
-	}
-	tc, perr := def.parse(p.arguments)
-	if perr != nil {
-		_ = ss.out.error(m.id, perr)
+		_ = ss.out.error(m.id, unknownTool(p.name))
 		return
 	}
 	if p.task != nil && def.tool.Execution == nil {
 		_ = ss.out.error(m.id, &rpcError{code: codeMethodNotFound, message: def.name + " does not support tasks; call it without the task parameter"})
+		return
+	}
+	tc, invalid, perr := def.parse(p.arguments)
+	if perr != nil {
+		_ = ss.out.error(m.id, perr)
+		return
+	}
+	if invalid != "" {
+		ss.log.Info("invalid tool arguments", "tool", def.name, "id", string(m.id), "reason", invalid)
+		ss.refuse(m.id, def.name, p, errorResult(invalid))
 		return
 	}
 	if tc.answer != nil {
@@ -155,7 +164,15 @@ func (ss *session) callTool(m message) {
 		return
 	}
 	asTask := p.task != nil
-	if ss.srv.tasks != nil && tc.idempotencyKey != "" && ss.resubmitted(m.id, def.name, tc.idempotencyKey, asTask) {
+	wait := ss.wait
+	if tc.wait != nil {
+		wait = time.Duration(*tc.wait) * time.Second
+	}
+	if ss.srv.tasks != nil && tc.idempotencyKey != "" && ss.resubmitted(m.id, def.name, p, tc.idempotencyKey, wait) {
+		return
+	}
+	if asTask && ss.srv.workerCmd != nil {
+		ss.runInWorker(m, def, p, tc.idempotencyKey)
 		return
 	}
 	c := &call{id: m.id, key: idKey(m.id), tool: def.name, token: p.token, out: ss.out}
@@ -165,18 +182,18 @@ func (ss *session) callTool(m message) {
 	if err != nil {
 		stop()
 		ss.log.Info("tool call refused", "tool", def.name, "id", string(m.id), "reason", err.Error())
-		ss.replyTool(m.id, refusedResult(err), nil)
+		ss.refuse(m.id, def.name, p, refusedResult(err))
 		return
 	}
 	c.stop = stop
-	lt.job = j
+	lt.cancel = j.Cancel
 	var task journal.Task
 	if ss.srv.tasks != nil {
 		var ttl time.Duration
 		if p.task != nil {
 			ttl = p.task.ttl
 		}
-		task, err = ss.srv.record(lt, def.name, p.arguments, ttl, tc.idempotencyKey)
+		task, err = ss.srv.record(lt, def.name, p.arguments, ttl, tc.idempotencyKey, "")
 		if err != nil {
 			ss.log.Warn("task not recorded", "tool", def.name, "error", err.Error())
 			asTask = false
@@ -188,10 +205,6 @@ func (ss *session) callTool(m message) {
 		ss.longMu.Lock()
 		ss.running = c
 		ss.longMu.Unlock()
-	}
-	wait := ss.wait
-	if tc.wait != nil {
-		wait = time.Duration(*tc.wait) * time.Second
 	}
 	if lt.id == "" || asTask {
 		wait = 0 // without a record there is nothing to follow
@@ -225,7 +238,11 @@ func (ss *session) callTool(m message) {
 		} else {
 			res, err = reportResult(rep, status)
 		}
-		ss.finishTask(lt, res, err, c.cancelled.Load() || lt.cancelled.Load(), ss.out.isShut())
+		interrupted := ""
+		if ss.out.isShut() {
+			interrupted = serverStopped
+		}
+		ss.srv.finishTask(lt, res, err, c.cancelled.Load() || lt.cancelled.Load(), interrupted)
 		if asTask && ss.clientTasks && !ss.out.isShut() {
 			ss.notifyTask(lt.id)
 		}
@@ -240,6 +257,24 @@ func (ss *session) callTool(m message) {
 			ss.replyTool(m.id, res, err)
 		}
 	}()
+}
+
+// refuse answers a flow_run or flow_check that will not run with res, a
+// result with isError: as the tool result, or for a task-augmented call as
+// a task that has already failed with it, so that a requestor that asked
+// for a task always gets one and tasks/result hands it the result.
+func (ss *session) refuse(id json.RawMessage, tool string, p callParams, res *mcp.CallToolResult) {
+	if p.task == nil {
+		ss.replyTool(id, res, nil)
+		return
+	}
+	task, err := ss.srv.failedTask(tool, p.arguments, p.task.ttl, res, "")
+	if err != nil {
+		ss.log.Warn("refused task not recorded", "tool", tool, "error", err.Error())
+		ss.replyTool(id, res, nil)
+		return
+	}
+	ss.result(id, createTaskResult{Task: ss.srv.wireTask(task)})
 }
 
 // clearRunning forgets c as the session's running plain call.
@@ -299,7 +334,15 @@ type taskParams struct {
 	ttl time.Duration // 0: the store's default
 }
 
-var errUnknownTool = &rpcError{code: codeInvalidParams, message: "Unknown Flow tool; the tools are flow_run, flow_status and flow_check"}
+// unknownTool is the -32602 error of a tools/call whose name is not one of
+// flow's tools; it names what was asked for ("" when params.name was
+// missing or not a string).
+func unknownTool(name string) *rpcError {
+	if name == "" {
+		return &rpcError{code: codeInvalidParams, message: "tools/call needs params.name, the name of a tool: flow_run, flow_status or flow_check"}
+	}
+	return &rpcError{code: codeInvalidParams, message: "Unknown tool " + strconv.Quote(text.ClipBytes(name, 64)) + "; the tools are flow_run, flow_status and flow_check"}
+}
 
 // parseCallParams accepts exactly name, arguments, _meta and, with tasks,
 // task, which must be an object; its ttl (milliseconds) is kept. A progressToken
@@ -323,7 +366,7 @@ func parseCallParams(raw json.RawMessage, tasks bool) (callParams, *rpcError) {
 	}
 	name, ok := jsonString(p["name"])
 	if !ok {
-		return callParams{}, errUnknownTool
+		return callParams{}, unknownTool("")
 	}
 	out := callParams{name: name, arguments: p["arguments"]}
 	if raw, ok := p["task"]; ok {

@@ -32,7 +32,7 @@ func (b *blockingRun) run(ctx context.Context, task string, progress func(string
 		return report.Run{Status: report.StatusOK, Verified: true, Task: task}
 	case <-ctx.Done():
 		b.ctxDone = true
-		return report.Run{Status: report.StatusCancelled, Task: task, Error: "cancelled"}
+		return report.Run{Status: report.StatusCancelled, Task: task, Error: "The run was cancelled"}
 	}
 }
 
@@ -136,7 +136,7 @@ func TestBusyAndAnswersDuringRun(t *testing.T) {
 
 	busy := func(id int, holder string) string {
 		msg := fmt.Sprintf("busy: a %s is already in progress in this flow process; wait for it to finish or stop it", holder)
-		sc := fmt.Sprintf(`{"status":"busy","verified":false,"error":%q}`, msg)
+		sc := fmt.Sprintf(`{"status":"busy","verified":false,"reason":%q,"error":%q}`, msg, msg)
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":%q},{"type":"text","text":%q}],"structuredContent":%s,"isError":true}}`, id, msg, sc, sc)
 	}
 	c.send(callLine(2, "flow_run", map[string]any{"task": "second"}, nil))

@@ -35,9 +35,10 @@
 //     a final line without a newline and skips blank lines;
 //   - validation before dispatch: parse errors, batches, bad ids and
 //     versions, the initialize → notifications/initialized lifecycle
-//     (-32002), protocol version negotiation, unknown methods, and strict
-//     tools/call parameters and arguments against the advertised input
-//     schemas (-32602);
+//     (-32002), protocol version negotiation, unknown methods and strict
+//     tools/call parameters (-32602), and arguments against the advertised
+//     input schemas (an isError tool result the model can read, as MCP
+//     2025-11-25 asks of input validation errors);
 //   - ordering: every request except a running flow_run or flow_check is
 //     answered before the next frame is read, so replies come in request
 //     order; progress notifications are written synchronously by the
@@ -53,17 +54,21 @@
 //
 // # Tasks
 //
-// With a task store ([Options.Tasks], the journal's durable records) the
-// server speaks MCP's tasks utility (2025-11-25, as the TypeScript SDK
-// 1.32 speaks it): the tasks capability for tools/call, tasks/list and
-// tasks/cancel; flow_run and flow_check with taskSupport "optional". Every
-// flow_run and flow_check is recorded, task-augmented or not; a
-// task-augmented call is answered with its task at once, tasks/result
-// waits on its own goroutine and returns the recorded CallToolResult with
-// the related-task _meta, and tasks/cancel cancels the job as
-// notifications/cancelled does. The same records serve flow_run's
-// wait_seconds (a "running" result, the run goes on), flow_status
-// {run_id} and idempotency_key. The store is independent of the wire.
+// With a task store ([Options.Tasks], the journal's durable records) a
+// session of 2025-11-25 speaks MCP's tasks utility (as the TypeScript SDK
+// 1.32 and the Python SDK 1.30 speak it): the tasks capability for
+// tools/call, tasks/list and tasks/cancel; flow_run and flow_check with
+// taskSupport "optional". Every flow_run and flow_check is recorded,
+// task-augmented or not; a task-augmented call is answered with its task
+// at once, tasks/result waits on its own goroutine and returns the
+// recorded CallToolResult with the related-task _meta, and tasks/cancel
+// cancels the job as notifications/cancelled does. With [Options.Worker]
+// a task's job runs in a worker process of its own ([RunWorker], started in
+// a session of its own), which outlives the server; the server relays its
+// events and a later server reads its record and reaches it with
+// tasks/cancel. The same records serve flow_run's wait_seconds (a
+// "running" result, the run goes on), flow_status {run_id} and
+// idempotency_key. The store is independent of the wire.
 //
 // # Concurrency and cancellation
 //
@@ -79,7 +84,7 @@
 // A cancelled call gets no response at all (the MCP specification says the
 // receiver SHOULD NOT respond): the runtime still returns its "cancelled"
 // report, and the server logs it instead of writing it. At end of input the
-// running call is left to finish and its report is written, as a server that
+// running plain call is left to finish and its report is written, as a server that
 // reads the next frame only after answering would do; when the session ends
 // on an oversized frame, the running call is cancelled and its report is
 // still written, since the client did not ask for the cancellation. When the

@@ -52,13 +52,15 @@ func (ss *session) initialize(m message) {
 	// notifications/tasks/status); capabilities need only be an object.
 	var caps map[string]json.RawMessage
 	_ = json.Unmarshal(p["capabilities"], &caps)
-	ss.clientTasks = isObject(caps["tasks"])
+	version := negotiate(requested)
+	ss.tasks = ss.srv.tasks != nil && versionHasTasks(version)
+	ss.clientTasks = ss.tasks && isObject(caps["tasks"])
 	ss.wait = ss.srv.defaultWait(info.Name)
 	ss.initOK = true
 	ss.log.Debug("initialized", "client", info.Name, "client_version", info.Version, "requested", requested)
 	ss.result(m.id, initializeResult{
-		ProtocolVersion: negotiate(requested),
-		Capabilities:    ss.srv.capabilities(),
+		ProtocolVersion: version,
+		Capabilities:    capabilities(ss.tasks),
 		ServerInfo:      implementation{Name: "flow", Version: ss.srv.version},
 		Instructions:    Instructions(),
 	})
@@ -90,14 +92,20 @@ type tasksCapability struct {
 	} `json:"requests"`
 }
 
-// capabilities are the server's capabilities: tasks only with a task store.
-func (s *Server) capabilities() serverCapabilities {
+// capabilities are the server's capabilities in a session: tasks only
+// where the session speaks them.
+func capabilities(tasks bool) serverCapabilities {
 	c := serverCapabilities{Tools: struct{}{}}
-	if s.tasks != nil {
+	if tasks {
 		c.Tasks = &tasksCapability{}
 	}
 	return c
 }
+
+// versionHasTasks reports whether a protocol version has MCP's tasks
+// utility: it came with 2025-11-25; 2025-06-18 and 2025-03-26 have no
+// tasks capability, task parameter, tasks/* methods or execution member.
+func versionHasTasks(version string) bool { return version == versionPreferred }
 
 type implementation struct {
 	Name    string `json:"name"`

@@ -54,11 +54,15 @@ func structuredResult(b json.RawMessage, isError bool) *mcp.CallToolResult {
 	}
 }
 
-// refusal is the report of a flow_run or flow_check the runtime would not
-// start: status "busy" (another job holds the workspace) or "error".
+// refusal is the report of a tool call that did not run: status "busy"
+// (another job holds the workspace) or "error" (invalid arguments, a
+// reused idempotency key, a task whose worker failed). Like every report
+// that is not ok it says why in one sentence, as reason and error
+// (doc/design.md §14.8).
 type refusal struct {
 	Status   string `json:"status"`
 	Verified bool   `json:"verified"`
+	Reason   string `json:"reason"`
 	Error    string `json:"error"`
 }
 
@@ -69,7 +73,7 @@ func refusedResult(err error) *mcp.CallToolResult {
 	if errors.Is(err, job.ErrBusy) {
 		status = report.StatusBusy
 	}
-	b, _ := report.Marshal(refusal{Status: status, Error: err.Error()})
+	b, _ := report.Marshal(refusal{Status: status, Reason: err.Error(), Error: err.Error()})
 	return structuredResult(b, true)
 }
 

@@ -63,9 +63,10 @@ func TestArgumentValidationAgreesWithSchema(t *testing.T) {
 		def := srv.tool[name]
 		sch := compileSchema(t, name, def.tool.RawInputSchema)
 		for _, s := range samples {
-			_, gateErr := def.parse(json.RawMessage(s))
+			_, invalid, perr := def.parse(json.RawMessage(s))
+			gateErr := invalid != "" || perr != nil
 			schemaErr := sch.Validate(decodeAny(t, s))
-			if (gateErr == nil) != (schemaErr == nil) {
+			if gateErr != (schemaErr != nil) {
 				t.Errorf("%s arguments %s: gate error %v, schema error %v; want them to agree", name, s, gateErr, schemaErr)
 			}
 		}
@@ -73,8 +74,8 @@ func TestArgumentValidationAgreesWithSchema(t *testing.T) {
 	def := srv.tool["flow_run"]
 	sch := compileSchema(t, "flow_run", def.tool.RawInputSchema)
 	for _, s := range []string{`{"task":"x","wait_seconds":1.0}`, `{"task":"x","wait_seconds":1e1}`} {
-		_, gateErr := def.parse(json.RawMessage(s))
-		if schemaErr := sch.Validate(decodeAny(t, s)); gateErr == nil || schemaErr != nil {
+		_, gateErr, _ := def.parse(json.RawMessage(s))
+		if schemaErr := sch.Validate(decodeAny(t, s)); gateErr == "" || schemaErr != nil {
 			t.Errorf("flow_run arguments %s: gate error %v, schema error %v; want only the gate to refuse them", s, gateErr, schemaErr)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"io"
 	"log/slog"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,6 +55,15 @@ type Options struct {
 	ShortHostWait time.Duration
 	// TaskPageSize is the page size of tasks/list; 0 means 20.
 	TaskPageSize int
+	// Worker, with Tasks, returns the command of a worker process that runs
+	// one task-augmented flow_run or flow_check (`flow task-worker` with
+	// this server's configuration flags, doc/design.md §10.10); the server
+	// sets its standard streams, fd 3 and session. nil runs tasks in this
+	// process, where they end with it.
+	Worker func() *exec.Cmd
+	// WorkerStartTimeout bounds the wait for a worker to record its task;
+	// 0 means a minute.
+	WorkerStartTimeout time.Duration
 	// Heartbeat is the longest silence of a flow_run or flow_check with a
 	// progressToken: past it a progress notification says the job is still
 	// at its latest step and for how long (a model call on a CPU takes
@@ -74,8 +84,11 @@ type Server struct {
 	shortWait time.Duration
 	pageSize  int
 	heartbeat time.Duration
-	liveMu    sync.Mutex
-	live      map[string]*liveTask // tasks whose job runs in this process
+	// workerCmd and workerStart: Options.Worker and WorkerStartTimeout.
+	workerCmd   func() *exec.Cmd
+	workerStart time.Duration
+	liveMu      sync.Mutex
+	live        map[string]*liveTask // tasks whose job this process runs or watches
 
 	sessions atomic.Int64
 }
@@ -106,6 +119,13 @@ func NewServer(rt Runtime, opts Options) *Server {
 	}
 	if s.pageSize <= 0 {
 		s.pageSize = 20
+	}
+	if s.tasks != nil {
+		s.workerCmd = opts.Worker
+	}
+	s.workerStart = opts.WorkerStartTimeout
+	if s.workerStart <= 0 {
+		s.workerStart = workerStartTimeout
 	}
 	s.live = make(map[string]*liveTask)
 	s.tool = make(map[string]*toolDef)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"flow/internal/text"
@@ -28,13 +29,20 @@ type session struct {
 	calls  sync.WaitGroup
 	initOK bool // initialize succeeded (frame loop only)
 	ready  bool // notifications/initialized followed it (frame loop only)
-	// clientTasks: the client declared the tasks capability (it gets
+	// tasks: the session speaks MCP's tasks utility (the server has a task
+	// store and the negotiated version has tasks, 2025-11-25);
+	// clientTasks: the client declared the tasks capability too (it gets
 	// notifications/tasks/status); wait: the default wait_seconds of a
 	// plain flow_run for this client (0: until the end). Set by initialize.
+	tasks       bool
 	clientTasks bool
 	wait        time.Duration
 	longMu      sync.Mutex
-	running     *call // the running flow_run or flow_check job of this session
+	running     *call   // the running flow_run or flow_check job of this session
+	watched     []*call // the calls of tasks in worker processes it watches
+	// ended is set when the session ends; the tasks it started in worker
+	// processes go on, without notifications.
+	ended atomic.Bool
 }
 
 func (s *Server) newSession(ctx context.Context, w io.Writer) *session {
@@ -136,11 +144,31 @@ func (ss *session) waitCalls(ctx context.Context) error {
 	}
 }
 
-// end cancels what is still running and waits for it.
+// end cancels what is still running and waits for it. Tasks running in
+// worker processes go on; their progress stops here.
 func (ss *session) end(why string) {
 	ss.stop()
 	ss.calls.Wait()
+	ss.ended.Store(true)
+	ss.longMu.Lock()
+	for _, c := range ss.watched {
+		c.finish()
+	}
+	ss.watched = nil
+	ss.longMu.Unlock()
 	ss.log.Debug("session end", "reason", why)
+}
+
+// watchCall keeps c, the call of a task in a worker process, to end its
+// notifications with the session.
+func (ss *session) watchCall(c *call) {
+	ss.longMu.Lock()
+	defer ss.longMu.Unlock()
+	if ss.ended.Load() {
+		c.finish()
+		return
+	}
+	ss.watched = append(ss.watched, c)
 }
 
 // handle answers one frame. Only a flow_run or flow_check job that started
@@ -172,10 +200,10 @@ func (ss *session) handle(frame []byte) {
 	case !ss.ready:
 		_ = ss.out.error(m.id, errNotReady)
 	case m.method == "tools/list":
-		ss.result(m.id, ss.srv.listTools())
+		ss.result(m.id, ss.srv.listTools(ss.tasks))
 	case m.method == "tools/call":
 		ss.callTool(m)
-	case strings.HasPrefix(m.method, "tasks/") && ss.srv.tasks != nil:
+	case strings.HasPrefix(m.method, "tasks/") && ss.tasks:
 		ss.taskRequest(m)
 	default:
 		_ = ss.out.error(m.id, &rpcError{code: codeMethodNotFound, message: "Method not found: " + text.ClipBytes(m.method, 100)})

@@ -5,16 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"flow/internal/text"
-	"flow/runtime/job"
 	"flow/runtime/journal"
 	"flow/runtime/report"
 )
@@ -23,165 +20,20 @@ import (
 // durable task store (runtime/journal). Every flow_run and flow_check of a
 // server with a store is recorded there, task-augmented or not, so that its
 // result outlives the connection and the server: a new `flow serve` answers
-// tasks/get, tasks/result and tasks/list for tasks of an earlier one, and a
-// task whose server died is failed ("interrupted").
-
-// defaultShortHostWait is the default wait_seconds of [ShortHosts].
-const defaultShortHostWait = 50 * time.Second
+// tasks/get, tasks/result, tasks/list and tasks/cancel for tasks of an
+// earlier one. A task's job runs in a worker process of its own, which
+// outlives its server (worker.go); a plain call's job ends with its server
+// and its record then says "interrupted".
 
 // taskPollInterval is the pollInterval flow suggests to requestors.
 const taskPollInterval = time.Second
 
-// recordInterval bounds how often a running task's latest event is written
-// to its record (its first run id is written at once).
-const recordInterval = 2 * time.Second
-
-// ShortHosts are the clientInfo.name values (compared case-insensitively)
-// of hosts known to cut a tool call at about 60 s whatever the progress:
-// Claude Desktop ("claude-ai", "claude-desktop") and the MCP Inspector
-// ("mcp-inspector"), which uses the TypeScript SDK's 60 s default. A plain
-// flow_run from them returns after 50 s with status "running" unless it
-// passes wait_seconds.
-var ShortHosts = []string{"claude-ai", "claude-desktop", "mcp-inspector"}
-
 // relatedTaskKey is the _meta key that ties a message to its task.
 const relatedTaskKey = "io.modelcontextprotocol/related-task"
 
-// defaultWait is the default wait_seconds of a plain flow_run by client.
-func (s *Server) defaultWait(client string) time.Duration {
-	if s.tasks != nil && slices.Contains(ShortHosts, strings.ToLower(client)) {
-		return s.shortWait
-	}
-	return 0
-}
-
-// liveTask is a task whose job runs in this process.
-type liveTask struct {
-	tool      string
-	progress  func(string) // the call's progress notifications
-	job       *job.Handle
-	cancelled atomic.Bool   // tasks/cancel named it
-	done      chan struct{} // closed once the final record is written
-
-	mu      sync.Mutex
-	srv     *Server
-	id      string
-	runID   string
-	message string
-	written time.Time
-}
-
-// event receives one runtime event line: it goes to the call's progress and
-// becomes the task's status message.
-func (lt *liveTask) event(runID, message string) {
-	if message != "" {
-		lt.progress(message)
-	}
-	lt.mu.Lock()
-	newRun := runID != "" && lt.runID == ""
-	if runID != "" {
-		lt.runID = runID
-	}
-	if message != "" {
-		lt.message = message
-	}
-	flush := lt.id != "" && (newRun || time.Since(lt.written) >= recordInterval)
-	if flush {
-		lt.written = time.Now()
-	}
-	srv, id, rid, msg := lt.srv, lt.id, lt.runID, lt.message
-	lt.mu.Unlock()
-	if flush {
-		_, _ = srv.tasks.Update(id, func(t *journal.Task) { t.RunID, t.Message = rid, msg })
-	}
-}
-
-// snapshot returns the live run id and message.
-func (lt *liveTask) snapshot() (runID, message string) {
-	lt.mu.Lock()
-	defer lt.mu.Unlock()
-	return lt.runID, lt.message
-}
-
-// record creates the task of a started job.
-func (s *Server) record(lt *liveTask, tool string, args json.RawMessage, ttl time.Duration, key string) (journal.Task, error) {
-	task, _, err := s.tasks.NewTask(tool, args, ttl, key)
-	if err != nil {
-		return journal.Task{}, err
-	}
-	lt.done = make(chan struct{})
-	lt.mu.Lock()
-	lt.srv, lt.id = s, task.ID
-	rid, msg := lt.runID, lt.message
-	lt.written = time.Now()
-	lt.mu.Unlock()
-	s.liveMu.Lock()
-	s.live[task.ID] = lt
-	s.liveMu.Unlock()
-	if rid != "" || msg != "" {
-		if t, err := s.tasks.Update(task.ID, func(t *journal.Task) { t.RunID, t.Message = rid, msg }); err == nil {
-			task = t
-		}
-	}
-	return task, nil
-}
-
-// liveTask returns the task's job in this process, if any.
-func (s *Server) liveTask(id string) *liveTask {
-	s.liveMu.Lock()
-	defer s.liveMu.Unlock()
-	return s.live[id]
-}
-
-// finishTask writes the final record of a job's task: its status, why, and
-// the exact tool result (or, for a tool that panicked, an error report).
-func (ss *session) finishTask(lt *liveTask, res *mcp.CallToolResult, err error, cancelled, interrupted bool) {
-	if lt.id == "" {
-		return
-	}
-	s := ss.srv
-	if err != nil {
-		res = errorResult(err.Error())
-	}
-	raw, encErr := toolResultJSON(res)
-	if encErr != nil {
-		raw, _ = toolResultJSON(errorResult(encErr.Error()))
-	}
-	status, message := journal.TaskCompleted, resultMessage(res)
-	switch {
-	case cancelled:
-		status, message = journal.TaskCancelled, "cancelled: "+message
-	case interrupted:
-		status, message = journal.TaskFailed, "interrupted: the flow server was stopped before the task finished; its edits are in the journal (flow undo reverts them)"
-	case res.IsError:
-		status = journal.TaskFailed
-	}
-	rid, _ := lt.snapshot()
-	if _, err := s.tasks.Update(lt.id, func(t *journal.Task) {
-		t.Status, t.Message, t.Result = status, message, raw
-		if rid != "" {
-			t.RunID = rid
-		}
-	}); err != nil {
-		ss.log.Warn("task result not recorded", "task", lt.id, "error", err.Error())
-	}
-}
-
-// release forgets a finished live task; waiters on lt.done (tasks/result,
-// tasks/cancel) go on, after its status notification.
-func (s *Server) release(lt *liveTask) {
-	if lt.id == "" {
-		return
-	}
-	s.liveMu.Lock()
-	delete(s.live, lt.id)
-	s.liveMu.Unlock()
-	close(lt.done)
-}
-
 // errorResult is the tool result of a failure that has no report.
 func errorResult(msg string) *mcp.CallToolResult {
-	b, _ := report.Marshal(refusal{Status: report.StatusError, Error: msg})
+	b, _ := report.Marshal(refusal{Status: report.StatusError, Reason: msg, Error: msg})
 	return structuredResult(b, true)
 }
 
@@ -197,6 +49,10 @@ func resultMessage(res *mcp.CallToolResult) string {
 	_ = json.Unmarshal(res.RawStructuredContent, &rep)
 	msg := rep.Status
 	for _, s := range []string{rep.Error, rep.Summary, rep.Reason} {
+		if s != "" && strings.HasPrefix(s, rep.Status+":") {
+			msg = s // "busy: a run is already …" says its status itself
+			break
+		}
 		if s != "" {
 			msg += ": " + s
 			break
@@ -335,27 +191,68 @@ func (ss *session) taskRequest(m message) {
 			ss.result(m.id, taskPayload(task))
 		}()
 	case "tasks/cancel":
-		if task.Terminal() {
-			_ = ss.out.error(m.id, &rpcError{code: codeInvalidParams, message: "Cannot cancel task: it is already " + task.Status})
-			return
-		}
-		lt := ss.srv.liveTask(id)
-		if lt == nil {
-			_ = ss.out.error(m.id, &rpcError{code: codeInvalidParams, message: fmt.Sprintf("Cannot cancel task: flow process %d runs it; cancel it there", task.Owner.PID)})
-			return
-		}
-		ss.log.Info("task cancelled by the client", "task", id, "tool", lt.tool)
-		lt.cancelled.Store(true)
-		lt.job.Cancel()
-		ss.calls.Add(1)
-		go func() {
-			defer ss.calls.Done()
-			<-lt.done
-			if t, err := store.Task(id); err == nil {
-				ss.result(m.id, ss.srv.wireTask(t))
-			}
-		}()
+		ss.cancelTask(m.id, task)
 	}
+}
+
+// cancelGrace is how long tasks/cancel waits for a worker process to
+// record its cancelled task before it kills the worker.
+const cancelGrace = 20 * time.Second
+
+// cancelTask answers tasks/cancel for a working task: a job of this
+// process is cancelled; a worker process, this server's or an earlier
+// one's, is sent journal.CancelSignal and stops its job as a cancel here
+// would. The reply is the task once it has ended. A task of another flow
+// serve's own process cannot be reached from here.
+func (ss *session) cancelTask(id json.RawMessage, task journal.Task) {
+	if task.Terminal() {
+		_ = ss.out.error(id, &rpcError{code: codeInvalidParams, message: "Cannot cancel task: it is already " + task.Status})
+		return
+	}
+	store, lt := ss.srv.tasks, ss.srv.liveTask(task.ID)
+	if lt == nil && !task.Worker {
+		_ = ss.out.error(id, &rpcError{code: codeInvalidParams, message: fmt.Sprintf("Cannot cancel task: flow process %d runs it; cancel it there", task.Owner.PID)})
+		return
+	}
+	ss.log.Info("task cancelled by the client", "task", task.ID, "tool", task.Tool)
+	if lt != nil {
+		lt.cancelled.Store(true)
+		lt.cancel()
+	} else if err := task.Owner.Signal(journal.CancelSignal); err != nil && !errors.Is(err, journal.ErrOwnerGone) {
+		_ = ss.out.error(id, &rpcError{code: codeInternalError, message: "Cannot cancel task: " + err.Error()})
+		return
+	}
+	ss.calls.Add(1)
+	go func() {
+		defer ss.calls.Done()
+		ctx, cancel := context.WithTimeout(ss.base, cancelGrace)
+		defer cancel()
+		var err error
+		if lt != nil {
+			select {
+			case <-lt.done:
+			case <-ctx.Done():
+				err = ctx.Err()
+			}
+		} else {
+			_, err = store.Wait(ctx, task.ID, 100*time.Millisecond)
+		}
+		if err != nil && ss.base.Err() == nil && task.Worker {
+			ss.srv.killWorker(task)
+		}
+		if t, err := store.Task(task.ID); err == nil && ss.base.Err() == nil {
+			ss.result(id, ss.srv.wireTask(t))
+		}
+	}()
+}
+
+// killWorker ends a worker process that did not stop within cancelGrace
+// of tasks/cancel and records its task cancelled.
+func (s *Server) killWorker(task journal.Task) {
+	s.log.Warn("task worker did not stop after tasks/cancel: killed", "task", task.ID, "pid", task.Owner.PID)
+	_ = task.Owner.Signal(syscall.SIGKILL)
+	msg := fmt.Sprintf("cancelled: the task's worker process %d did not stop within %d s of tasks/cancel and was killed; its edits are in the journal (flow undo reverts them)", task.Owner.PID, int(cancelGrace.Seconds()))
+	_, _ = s.tasks.Update(task.ID, func(t *journal.Task) { t.Status, t.Message = journal.TaskCancelled, msg })
 }
 
 // taskPayload is the tasks/result of a terminal task: exactly the tool
@@ -380,120 +277,4 @@ func (ss *session) notifyTask(id string) {
 	if t, err := ss.srv.tasks.Task(id); err == nil {
 		_ = ss.out.notify("notifications/tasks/status", ss.srv.wireTask(t))
 	}
-}
-
-// runningReport is the result of a flow_run that has not finished within
-// its wait, and of flow_status {run_id} for a run in progress.
-type runningReport struct {
-	Status   string `json:"status"`
-	Verified bool   `json:"verified"`
-	RunID    string `json:"run_id,omitempty"`
-	TaskID   string `json:"task_id"`
-	Since    string `json:"since,omitempty"`
-	Progress string `json:"progress,omitempty"`
-	Follow   string `json:"follow"`
-}
-
-// running reports a task in progress.
-func (s *Server) running(t journal.Task, runID, message string) *mcp.CallToolResult {
-	if runID == "" {
-		runID = t.RunID
-	}
-	if message == "" {
-		message = t.Message
-	}
-	follow := fmt.Sprintf("The run goes on. Call flow_status with {\"run_id\": %q} to see its progress and, once it ends, its report.", runID)
-	if runID == "" {
-		follow = "The run goes on; `flow tasks` on the command line shows it, and flow_status without arguments says when the workspace is free."
-	}
-	b, _ := report.Marshal(runningReport{Status: "running", RunID: runID, TaskID: t.ID,
-		Since: t.CreatedAt.UTC().Format(wireTime), Progress: message, Follow: follow})
-	return structuredResult(b, false)
-}
-
-// runningResult is the result of a plain call whose wait ran out.
-func (s *Server) runningResult(lt *liveTask) *mcp.CallToolResult {
-	rid, msg := lt.snapshot()
-	t, err := s.tasks.Task(lt.id)
-	if err != nil {
-		t = journal.Task{ID: lt.id, CreatedAt: time.Now()}
-	}
-	return s.running(t, rid, msg)
-}
-
-// storedResult decodes a recorded tool result.
-func storedResult(t journal.Task) *mcp.CallToolResult {
-	var w struct {
-		StructuredContent json.RawMessage `json:"structuredContent"`
-		IsError           bool            `json:"isError"`
-	}
-	if len(t.Result) == 0 || json.Unmarshal(t.Result, &w) != nil || len(w.StructuredContent) == 0 {
-		return errorResult(t.Message)
-	}
-	return structuredResult(w.StructuredContent, w.IsError)
-}
-
-// runStatus answers flow_status {run_id}.
-func (s *Server) runStatus(runID string) (*mcp.CallToolResult, error) {
-	if s.tasks == nil {
-		return errorResult("run tracking is off: flow has no state directory for this workspace, so flow_status cannot follow run " + runID), nil
-	}
-	t, ok, err := s.tasks.ByRun(runID)
-	if err != nil {
-		return errorResult(err.Error()), nil
-	}
-	if !ok {
-		return errorResult(fmt.Sprintf("no run %q is known to flow serve in this workspace (runs are kept while their task's ttl lasts); flow_status without run_id shows the last run", runID)), nil
-	}
-	if t.Terminal() {
-		return storedResult(t), nil
-	}
-	var rid, msg string
-	if lt := s.liveTask(t.ID); lt != nil {
-		rid, msg = lt.snapshot()
-	}
-	return s.running(t, rid, msg), nil
-}
-
-// resubmitted answers a flow_run or flow_check whose idempotency key names
-// an earlier submission, and reports whether it did: a task-augmented call
-// gets that task, a plain one its result (waited for as a plain call
-// waits).
-func (ss *session) resubmitted(id json.RawMessage, tool, key string, asTask bool) bool {
-	t, ok, err := ss.srv.tasks.ByKey(tool, key)
-	if err != nil || !ok {
-		return false
-	}
-	ss.log.Info("idempotent resubmission", "tool", tool, "task", t.ID)
-	if asTask {
-		ss.result(id, createTaskResult{Task: ss.srv.wireTask(t)})
-		return true
-	}
-	if t.Terminal() {
-		ss.replyTool(id, storedResult(t), nil)
-		return true
-	}
-	wait := ss.wait
-	ss.calls.Add(1)
-	go func() {
-		defer ss.calls.Done()
-		ctx, cancel := ss.base, func() {}
-		if wait > 0 {
-			ctx, cancel = context.WithTimeout(ss.base, wait)
-		}
-		defer cancel()
-		done, err := ss.srv.tasks.Wait(ctx, t.ID, taskPollInterval)
-		switch {
-		case ss.out.isShut() || ss.base.Err() != nil:
-		case err == nil:
-			ss.replyTool(id, storedResult(done), nil)
-		default:
-			var rid, msg string
-			if lt := ss.srv.liveTask(t.ID); lt != nil {
-				rid, msg = lt.snapshot()
-			}
-			ss.replyTool(id, ss.srv.running(done, rid, msg), nil)
-		}
-	}()
-	return true
 }

@@ -102,6 +102,69 @@ func TestTasksCapabilityAndTaskSupport(t *testing.T) {
 	}
 }
 
+// TestNoTasksBeforeTheirVersion: tasks came with 2025-11-25. A session
+// that negotiated 2025-06-18 or 2025-03-26 is not told of them (no tasks
+// capability, no execution member), may not send the task parameter and
+// has no tasks/* methods; wait_seconds and idempotency_key, which are
+// arguments, still work.
+func TestNoTasksBeforeTheirVersion(t *testing.T) {
+	for _, version := range []string{"2025-06-18", "2025-03-26"} {
+		t.Run(version, func(t *testing.T) {
+			c, _ := startTaskServer(t, &fakeRuntime{}, Options{})
+			c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{"tasks":{}},"clientInfo":{"name":"old","version":"1"}}}`, version))
+			m, _ := c.recvID("0")
+			res := m["result"].(map[string]any)
+			if res["protocolVersion"] != version || res["capabilities"].(map[string]any)["tasks"] != nil {
+				t.Fatalf("initialize for %s = %v, want that version without a tasks capability", version, res)
+			}
+			c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+			m, _ = c.recvID("1")
+			for _, tool := range m["result"].(map[string]any)["tools"].([]any) {
+				if ex := tool.(map[string]any)["execution"]; ex != nil {
+					t.Errorf("%v has execution %v in a %s session", tool.(map[string]any)["name"], ex, version)
+				}
+			}
+			c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"flow_check","arguments":{},"task":{}}}`)
+			if m, _ := c.recvID("2"); errorCode(m) != codeInvalidParams || !strings.Contains(fmt.Sprint(m["error"]), `"task"`) {
+				t.Errorf("a task-augmented call in a %s session = %v, want -32602 naming task", version, m)
+			}
+			c.send(`{"jsonrpc":"2.0","id":3,"method":"tasks/list"}`)
+			if m, _ := c.recvID("3"); errorCode(m) != codeMethodNotFound {
+				t.Errorf("tasks/list in a %s session = %v, want -32601", version, m)
+			}
+			c.send(callLine(4, "flow_run", map[string]any{"task": "t", "idempotency_key": "k"}, nil))
+			if m, _ := c.recvID("4"); structured(t, m)["status"] != "ok" {
+				t.Errorf("flow_run with an idempotency key in a %s session = %v", version, m)
+			}
+		})
+	}
+}
+
+// TestInvalidTaskArguments: a task-augmented call whose arguments do not
+// match the schema still gets a task, already failed, and tasks/result
+// hands over the isError result naming the argument; nothing ran.
+func TestInvalidTaskArguments(t *testing.T) {
+	rt := &fakeRuntime{}
+	c, _ := startTaskServer(t, rt, Options{})
+	c.handshakeAs("test", `{"tasks":{}}`)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flow_run","arguments":{"task":7},"task":{"ttl":60000}}}`)
+	m, _ := c.recvID("1")
+	task, _ := m["result"].(map[string]any)["task"].(map[string]any)
+	if task["status"] != "failed" || !strings.Contains(fmt.Sprint(task["statusMessage"]), `argument "task" must be a string`) {
+		t.Fatalf("task-augmented call with a number for task = %v, want a failed task saying why", m)
+	}
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":%q}}`, task["taskId"]))
+	m, _ = c.recvID("2")
+	res := m["result"].(map[string]any)
+	if sc := res["structuredContent"].(map[string]any); res["isError"] != true || sc["status"] != "error" || !strings.Contains(fmt.Sprint(sc["reason"]), `expected {"task": string`) {
+		t.Fatalf("tasks/result = %v, want the isError result", res)
+	}
+	if runs, checks := rt.calls(); len(runs)+len(checks) > 0 {
+		t.Errorf("the runtime ran %v %v", runs, checks)
+	}
+}
+
 func TestTaskLifecycleInProcess(t *testing.T) {
 	b := newBlockingRun()
 	rt := &fakeRuntime{run: b.run}
@@ -170,6 +233,9 @@ func TestTaskCancelAndList(t *testing.T) {
 	m, _ = c.recvID("2")
 	if got := m["result"].(map[string]any); got["status"] != "cancelled" || !b.ctxDone {
 		t.Fatalf("tasks/cancel = %v (run saw cancel: %v)", got, b.ctxDone)
+	} else if got["statusMessage"] != "cancelled: The run was cancelled" {
+		// The report's status and its error, once each.
+		t.Errorf("cancelled task's message = %q, want the report's status and error, once each", got["statusMessage"])
 	}
 	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tasks/cancel","params":{"taskId":%q}}`, id))
 	if m, _ := c.recvID("3"); errorCode(m) != codeInvalidParams {
@@ -231,8 +297,8 @@ func TestWaitSecondsAndRunStatus(t *testing.T) {
 		t.Fatalf("flow_status for an unknown run = %v", m)
 	}
 	c.send(callLine(5, "flow_run", map[string]any{"task": "x", "wait_seconds": "ten"}, nil))
-	if m, _ := c.recvID("5"); errorCode(m) != codeInvalidParams {
-		t.Fatalf("wait_seconds as a string = %v, want -32602", m)
+	if m, _ := c.recvID("5"); structured(t, m)["status"] != "error" || !strings.Contains(fmt.Sprint(structured(t, m)["reason"]), `"wait_seconds" must be an integer`) {
+		t.Fatalf("wait_seconds as a string = %v, want an isError result naming wait_seconds", m)
 	}
 }
 
@@ -273,6 +339,25 @@ func TestIdempotencyKey(t *testing.T) {
 	m, _ := c.recvID("3")
 	if tk := m["result"].(map[string]any)["task"].(map[string]any); tk["status"] != "completed" {
 		t.Fatalf("task-augmented resubmission = %v, want the completed task", tk)
+	}
+	// wait_seconds says how long to wait, not what to do: still a repeat.
+	c.send(callLine(4, "flow_run", map[string]any{"task": "once", "idempotency_key": "k-1", "wait_seconds": 5}, nil))
+	if m, _ := c.recvID("4"); jsonDiff(asJSON(first["result"]), asJSON(m["result"])) != "" {
+		t.Fatalf("repeat with wait_seconds = %v, want the first result", m)
+	}
+	// The key with another task is refused, naming the first submission.
+	c.send(callLine(5, "flow_run", map[string]any{"task": "twice", "idempotency_key": "k-1"}, nil))
+	m, _ = c.recvID("5")
+	sc := structured(t, m)
+	if m["result"].(map[string]any)["isError"] != true || sc["status"] != "error" ||
+		!strings.Contains(fmt.Sprint(sc["reason"]), `idempotency_key "k-1" was already used for another submission (flow_run {"task":"once"}`) {
+		t.Fatalf("key reused with another task = %v, want an error naming the first submission", m)
+	}
+	// As a task, the refusal is a failed task holding the same error.
+	c.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"flow_run","arguments":{"task":"twice","idempotency_key":"k-1"},"task":{}}}`)
+	m, _ = c.recvID("7")
+	if tk := m["result"].(map[string]any)["task"].(map[string]any); tk["status"] != "failed" || !strings.Contains(fmt.Sprint(tk["statusMessage"]), "already used") {
+		t.Fatalf("task-augmented reuse of a key = %v, want a failed task", tk)
 	}
 	if runs, _ := rt.calls(); len(runs) != 1 {
 		t.Fatalf("runtime saw %d runs for one key, want 1", len(runs))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -18,7 +19,12 @@ import (
 type toolDef struct {
 	name string
 	tool mcp.Tool
-	bind func(raw json.RawMessage) (toolCall, error)
+	// plain is tool without execution, for sessions of a protocol version
+	// that has no tasks.
+	plain mcp.Tool
+	// usage describes the arguments in one line: {"task": string, …}.
+	usage string
+	bind  func(raw json.RawMessage) (toolCall, error)
 }
 
 // toolCall is one validated call of a tool: answer, for a tool answered
@@ -44,9 +50,13 @@ func newTool[A any](tool mcp.Tool, call func(A) toolCall) *toolDef {
 		panic(fmt.Sprintf("encode %s input schema: %v", tool.Name, err)) // static data
 	}
 	tool.RawInputSchema = schema
+	plain := tool
+	plain.Execution = nil
 	return &toolDef{
-		name: tool.Name,
-		tool: tool,
+		name:  tool.Name,
+		tool:  tool,
+		plain: plain,
+		usage: tools.Usage[A](),
 		bind: func(raw json.RawMessage) (toolCall, error) {
 			args, err := tools.Parse[A](raw)
 			if err != nil {
@@ -58,17 +68,40 @@ func newTool[A any](tool mcp.Tool, call func(A) toolCall) *toolDef {
 }
 
 // parse checks the arguments of a call to def before anything is
-// dispatched. Absent arguments are an empty object; any failure is -32602
-// with a message that names the offending key and what was expected.
-func (def *toolDef) parse(raw json.RawMessage) (toolCall, *rpcError) {
+// dispatched; absent arguments are an empty object. Arguments that are not
+// an object make the tools/call request itself malformed: perr is a
+// -32602 protocol error. Any other fault is in the input a model wrote, and
+// MCP (2025-11-25, tool execution errors) wants the model to read it:
+// invalid is then the one sentence of a tool result with isError, naming
+// the offending key, what was expected and the tool's arguments.
+func (def *toolDef) parse(raw json.RawMessage) (tc toolCall, invalid string, perr *rpcError) {
 	if raw == nil {
 		raw = json.RawMessage(`{}`)
 	}
+	if !isObject(raw) {
+		return toolCall{}, "", &rpcError{code: codeInvalidParams, message: "Invalid params: the arguments of " + def.name + " must be a JSON object, got " + jsonKind(raw)}
+	}
 	tc, err := def.bind(raw)
 	if err != nil {
-		return toolCall{}, &rpcError{code: codeInvalidParams, message: "Invalid arguments for " + def.name + ": " + err.Error()}
+		return toolCall{}, "Invalid arguments for " + def.name + ": " + err.Error() + "; expected " + def.usage, nil
 	}
-	return tc, nil
+	return tc, "", nil
+}
+
+// jsonKind names the JSON type of a value for an error message.
+func jsonKind(raw json.RawMessage) string {
+	switch t := strings.TrimSpace(string(raw)); {
+	case t == "null":
+		return "null"
+	case strings.HasPrefix(t, "["):
+		return "an array"
+	case strings.HasPrefix(t, `"`):
+		return "a string"
+	case t == "true" || t == "false":
+		return "a boolean"
+	default:
+		return "a number"
+	}
 }
 
 // execution is the execution of flow_run and flow_check: with a task store
@@ -89,11 +122,16 @@ func (s *Server) toolDefs() []*toolDef {
 }
 
 // listTools is the result of tools/list: the tools' advertised definitions
-// (mcp-go's Tool type encodes them).
-func (s *Server) listTools() listToolsResult {
+// (mcp-go's Tool type encodes them), with their execution member only in a
+// session that speaks tasks.
+func (s *Server) listTools(tasks bool) listToolsResult {
 	out := listToolsResult{Tools: make([]mcp.Tool, 0, len(toolOrder))}
 	for _, name := range toolOrder {
-		out.Tools = append(out.Tools, s.tool[name].tool)
+		if tasks {
+			out.Tools = append(out.Tools, s.tool[name].tool)
+		} else {
+			out.Tools = append(out.Tools, s.tool[name].plain)
+		}
 	}
 	return out
 }

@@ -14,29 +14,34 @@ import (
 )
 
 // TestToolCallRejections ports the reference program's 7 injection cases
-// plus the other tools/call parameter errors: every one is -32602 and none
+// plus the other tools/call errors. A malformed request is a -32602
+// protocol error; arguments that do not match the schema are a tool result
+// with isError whose reason the model can read (MCP 2025-11-25). None
 // reaches the runtime.
 func TestToolCallRejections(t *testing.T) {
+	runUsage := `{"task": string, "idempotency_key"?: string, "wait_seconds"?: integer}`
 	for _, tc := range []struct {
-		name, params, message string
+		name, params string
+		protocol     bool   // a -32602 error, else an isError result
+		message      string // the error's message, or the result's reason
 	}{
-		{"unknown tool", `{"name":"shell_exec","arguments":{"cmd":"rm -rf /"}}`, "Unknown Flow tool; the tools are flow_run, flow_status and flow_check"},
-		{"extra cwd argument", `{"name":"flow_run","arguments":{"task":"x","cwd":"/"}}`, `Invalid arguments for flow_run: unknown arguments: [cwd] (accepted: [idempotency_key, task, wait_seconds])`},
-		{"extra argv argument", `{"name":"flow_check","arguments":{"argv":["sh","-c","id"]}}`, `Invalid arguments for flow_check: unknown arguments: [argv] (accepted: [name])`},
-		{"array arguments", `{"name":"flow_run","arguments":["x"]}`, "Invalid arguments for flow_run: expected a JSON object, got an array"},
-		{"non-string task", `{"name":"flow_run","arguments":{"task":42}}`, `Invalid arguments for flow_run: argument "task" must be a string, got an integer`},
-		{"missing task", `{"name":"flow_run","arguments":{}}`, `Invalid arguments for flow_run: missing arguments: [task]`},
-		{"extra cwd param", `{"name":"flow_run","arguments":{"task":"x"},"cwd":"/"}`, `Unknown tools/call parameters: "cwd"`},
-		{"task param (MCP tasks are not supported)", `{"name":"flow_run","arguments":{"task":"x"},"task":{"ttl":1}}`, `Unknown tools/call parameters: "task"`},
-		{"missing name", `{"arguments":{}}`, "Unknown Flow tool; the tools are flow_run, flow_status and flow_check"},
-		{"non-string name", `{"name":["flow_status"]}`, "Unknown Flow tool; the tools are flow_run, flow_status and flow_check"},
-		{"no params", ``, "Unknown Flow tool; the tools are flow_run, flow_status and flow_check"},
-		{"null arguments", `{"name":"flow_status","arguments":null}`, "Invalid arguments for flow_status: expected a JSON object, got null"},
-		{"empty task", `{"name":"flow_run","arguments":{"task":""}}`, `Invalid arguments for flow_run: argument "task" must not be empty`},
-		{"missing and unknown", `{"name":"flow_run","arguments":{"b":1,"a":2}}`, `Invalid arguments for flow_run: missing arguments: [task]; unknown arguments: [a, b] (accepted: [idempotency_key, task, wait_seconds])`},
-		{"arguments to flow_status", `{"name":"flow_status","arguments":{"verbose":true}}`, `Invalid arguments for flow_status: unknown arguments: [verbose] (accepted: [run_id])`},
-		{"non-string name argument", `{"name":"flow_check","arguments":{"name":null}}`, `Invalid arguments for flow_check: argument "name" must be a string, got null`},
-		{"params not an object", `[1]`, "Params must be an object"},
+		{"unknown tool", `{"name":"shell_exec","arguments":{"cmd":"rm -rf /"}}`, true, `Unknown tool "shell_exec"; the tools are flow_run, flow_status and flow_check`},
+		{"extra cwd argument", `{"name":"flow_run","arguments":{"task":"x","cwd":"/"}}`, false, `Invalid arguments for flow_run: unknown arguments: [cwd] (accepted: [idempotency_key, task, wait_seconds]); expected ` + runUsage},
+		{"extra argv argument", `{"name":"flow_check","arguments":{"argv":["sh","-c","id"]}}`, false, `Invalid arguments for flow_check: unknown arguments: [argv] (accepted: [name]); expected {"name"?: string}`},
+		{"array arguments", `{"name":"flow_run","arguments":["x"]}`, true, "Invalid params: the arguments of flow_run must be a JSON object, got an array"},
+		{"non-string task", `{"name":"flow_run","arguments":{"task":42}}`, false, `Invalid arguments for flow_run: argument "task" must be a string, got an integer; expected ` + runUsage},
+		{"missing task", `{"name":"flow_run","arguments":{}}`, false, `Invalid arguments for flow_run: missing arguments: [task]; expected ` + runUsage},
+		{"extra cwd param", `{"name":"flow_run","arguments":{"task":"x"},"cwd":"/"}`, true, `Unknown tools/call parameters: "cwd"`},
+		{"task param (MCP tasks are not supported)", `{"name":"flow_run","arguments":{"task":"x"},"task":{"ttl":1}}`, true, `Unknown tools/call parameters: "task"`},
+		{"missing name", `{"arguments":{}}`, true, "tools/call needs params.name, the name of a tool: flow_run, flow_status or flow_check"},
+		{"non-string name", `{"name":["flow_status"]}`, true, "tools/call needs params.name, the name of a tool: flow_run, flow_status or flow_check"},
+		{"no params", ``, true, "tools/call needs params.name, the name of a tool: flow_run, flow_status or flow_check"},
+		{"null arguments", `{"name":"flow_status","arguments":null}`, true, "Invalid params: the arguments of flow_status must be a JSON object, got null"},
+		{"empty task", `{"name":"flow_run","arguments":{"task":""}}`, false, `Invalid arguments for flow_run: argument "task" must not be empty; expected ` + runUsage},
+		{"missing and unknown", `{"name":"flow_run","arguments":{"b":1,"a":2}}`, false, `Invalid arguments for flow_run: missing arguments: [task]; unknown arguments: [a, b] (accepted: [idempotency_key, task, wait_seconds]); expected ` + runUsage},
+		{"arguments to flow_status", `{"name":"flow_status","arguments":{"verbose":true}}`, false, `Invalid arguments for flow_status: unknown arguments: [verbose] (accepted: [run_id]); expected {"run_id"?: string}`},
+		{"non-string name argument", `{"name":"flow_check","arguments":{"name":null}}`, false, `Invalid arguments for flow_check: argument "name" must be a string, got null; expected {"name"?: string}`},
+		{"params not an object", `[1]`, true, "Params must be an object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rt := &fakeRuntime{}
@@ -47,7 +52,26 @@ func TestToolCallRejections(t *testing.T) {
 				line = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":` + tc.params + `}`
 			}
 			c.send(line)
-			want, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "error": map[string]any{"code": -32602, "message": tc.message}})
+			var want []byte
+			if tc.protocol {
+				want, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "error": map[string]any{"code": -32602, "message": tc.message}})
+			} else {
+				rep := struct {
+					Status   string `json:"status"`
+					Verified bool   `json:"verified"`
+					Reason   string `json:"reason"`
+					Error    string `json:"error"`
+				}{"error", false, tc.message, tc.message}
+				repJSON, _ := report.Marshal(rep)
+				want, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "result": map[string]any{
+					"content": []any{
+						map[string]any{"type": "text", "text": tc.message},
+						map[string]any{"type": "text", "text": string(repJSON)},
+					},
+					"structuredContent": rep,
+					"isError":           true,
+				}})
+			}
 			c.expect(string(want))
 			runs, checks := rt.calls()
 			rt.mu.Lock()
@@ -70,48 +94,54 @@ func TestToolArguments(t *testing.T) {
 		name, tool string
 		raw        json.RawMessage
 		want       any    // the decoded argument struct, when err is ""
-		err        string // the whole -32602 message
+		err        string // the whole message: -32602 for arguments that are not an object, else the isError result's
 	}{
 		{"task", "flow_run", json.RawMessage(`{"task":"fix it"}`), flowRunArgs{Task: "fix it"}, ""},
 		{"every argument", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":3,"idempotency_key":"k"}`), flowRunArgs{Task: "x", WaitSeconds: &three, IdempotencyKey: "k"}, ""},
 		{"wait_seconds 0 is given", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":0}`), flowRunArgs{Task: "x", WaitSeconds: &zero}, ""},
 		{"wait_seconds at its maximum", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":2147483647}`), flowRunArgs{Task: "x", WaitSeconds: &huge}, ""},
-		{"missing task", "flow_run", json.RawMessage(`{}`), nil, `Invalid arguments for flow_run: missing arguments: [task]`},
-		{"absent arguments are {}", "flow_run", nil, nil, `Invalid arguments for flow_run: missing arguments: [task]`},
-		{"empty task", "flow_run", json.RawMessage(`{"task":""}`), nil, `Invalid arguments for flow_run: argument "task" must not be empty`},
-		{"task a number", "flow_run", json.RawMessage(`{"task":42}`), nil, `Invalid arguments for flow_run: argument "task" must be a string, got an integer`},
-		{"unknown key", "flow_run", json.RawMessage(`{"task":"x","cwd":"/"}`), nil, `Invalid arguments for flow_run: unknown arguments: [cwd] (accepted: [idempotency_key, task, wait_seconds])`},
-		{"wait_seconds negative", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":-1}`), nil, `Invalid arguments for flow_run: argument "wait_seconds" must be at least 0, got -1`},
-		{"wait_seconds 1.5", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":1.5}`), nil, `Invalid arguments for flow_run: argument "wait_seconds" must be an integer, got the number 1.5`},
-		{"wait_seconds a string", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":"3"}`), nil, `Invalid arguments for flow_run: argument "wait_seconds" must be an integer, got a string`},
-		{"wait_seconds huge", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":2147483648}`), nil, `Invalid arguments for flow_run: argument "wait_seconds" must be at most 2147483647, got 2147483648`},
-		{"wait_seconds beyond 64 bits", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":100000000000000000000}`), nil, `Invalid arguments for flow_run: argument "wait_seconds" must be an integer, got the number 100000000000000000000`},
-		{"idempotency_key a number", "flow_run", json.RawMessage(`{"task":"x","idempotency_key":1}`), nil, `Invalid arguments for flow_run: argument "idempotency_key" must be a string, got an integer`},
-		{"arguments not an object", "flow_run", json.RawMessage(`["x"]`), nil, `Invalid arguments for flow_run: expected a JSON object, got an array`},
-		{"arguments null", "flow_run", json.RawMessage(`null`), nil, `Invalid arguments for flow_run: expected a JSON object, got null`},
+		{"missing task", "flow_run", json.RawMessage(`{}`), nil, `Invalid arguments for flow_run: missing arguments: [task]; expected {"task": string, "idempotency_key"?: string, "wait_seconds"?: integer}`},
+		{"absent arguments are {}", "flow_run", nil, nil, `Invalid arguments for flow_run: missing arguments: [task]; expected {"task": string, "idempotency_key"?: string, "wait_seconds"?: integer}`},
+		{"empty task", "flow_run", json.RawMessage(`{"task":""}`), nil, `Invalid arguments for flow_run: argument "task" must not be empty; expected {"task": string, "idempotency_key"?: string, "wait_seconds"?: integer}`},
+		{"task a number", "flow_run", json.RawMessage(`{"task":42}`), nil, `Invalid arguments for flow_run: argument "task" must be a string, got an integer; expected {"task": string, "idempotency_key"?: string, "wait_seconds"?: integer}`},
+		{"unknown key", "flow_run", json.RawMessage(`{"task":"x","cwd":"/"}`), nil, `Invalid arguments for flow_run: unknown arguments: [cwd] (accepted: [idempotency_key, task, wait_seconds]); expected {"task": string, "idempotency_key"?: string, "wait_seconds"?: integer}`},
+		{"wait_seconds negative", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":-1}`), nil, `Invalid arguments for flow_run: argument "wait_seconds" must be at least 0, got -1; expected {"task": string, "idempotency_key"?: string, "wait_seconds"?: integer}`},
+		{"wait_seconds 1.5", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":1.5}`), nil, `Invalid arguments for flow_run: argument "wait_seconds" must be an integer, got the number 1.5; expected {"task": string, "idempotency_key"?: string, "wait_seconds"?: integer}`},
+		{"wait_seconds a string", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":"3"}`), nil, `Invalid arguments for flow_run: argument "wait_seconds" must be an integer, got a string; expected {"task": string, "idempotency_key"?: string, "wait_seconds"?: integer}`},
+		{"wait_seconds huge", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":2147483648}`), nil, `Invalid arguments for flow_run: argument "wait_seconds" must be at most 2147483647, got 2147483648; expected {"task": string, "idempotency_key"?: string, "wait_seconds"?: integer}`},
+		{"wait_seconds beyond 64 bits", "flow_run", json.RawMessage(`{"task":"x","wait_seconds":100000000000000000000}`), nil, `Invalid arguments for flow_run: argument "wait_seconds" must be an integer, got the number 100000000000000000000; expected {"task": string, "idempotency_key"?: string, "wait_seconds"?: integer}`},
+		{"idempotency_key a number", "flow_run", json.RawMessage(`{"task":"x","idempotency_key":1}`), nil, `Invalid arguments for flow_run: argument "idempotency_key" must be a string, got an integer; expected {"task": string, "idempotency_key"?: string, "wait_seconds"?: integer}`},
+		{"arguments not an object", "flow_run", json.RawMessage(`["x"]`), nil, `Invalid params: the arguments of flow_run must be a JSON object, got an array`},
+		{"arguments null", "flow_run", json.RawMessage(`null`), nil, `Invalid params: the arguments of flow_run must be a JSON object, got null`},
 		{"status", "flow_status", json.RawMessage(`{}`), flowStatusArgs{}, ""},
 		{"status with absent arguments", "flow_status", nil, flowStatusArgs{}, ""},
 		{"run_id", "flow_status", json.RawMessage(`{"run_id":"r1"}`), flowStatusArgs{RunID: &r1}, ""},
 		{"empty run_id is given", "flow_status", json.RawMessage(`{"run_id":""}`), flowStatusArgs{RunID: &empty}, ""},
-		{"run_id a number", "flow_status", json.RawMessage(`{"run_id":7}`), nil, `Invalid arguments for flow_status: argument "run_id" must be a string, got an integer`},
-		{"run_id on flow_run", "flow_run", json.RawMessage(`{"task":"x","run_id":"r1"}`), nil, `Invalid arguments for flow_run: unknown arguments: [run_id] (accepted: [idempotency_key, task, wait_seconds])`},
-		{"status arguments not an object", "flow_status", json.RawMessage(`"x"`), nil, `Invalid arguments for flow_status: expected a JSON object, got a string`},
+		{"run_id a number", "flow_status", json.RawMessage(`{"run_id":7}`), nil, `Invalid arguments for flow_status: argument "run_id" must be a string, got an integer; expected {"run_id"?: string}`},
+		{"run_id on flow_run", "flow_run", json.RawMessage(`{"task":"x","run_id":"r1"}`), nil, `Invalid arguments for flow_run: unknown arguments: [run_id] (accepted: [idempotency_key, task, wait_seconds]); expected {"task": string, "idempotency_key"?: string, "wait_seconds"?: integer}`},
+		{"status arguments not an object", "flow_status", json.RawMessage(`"x"`), nil, `Invalid params: the arguments of flow_status must be a JSON object, got a string`},
 		{"every check", "flow_check", json.RawMessage(`{}`), flowCheckArgs{}, ""},
 		{"named check", "flow_check", json.RawMessage(`{"name":"test"}`), flowCheckArgs{Name: "test"}, ""},
-		{"name not a string", "flow_check", json.RawMessage(`{"name":["test"]}`), nil, `Invalid arguments for flow_check: argument "name" must be a string, got an array`},
-		{"task on flow_check", "flow_check", json.RawMessage(`{"task":"x"}`), nil, `Invalid arguments for flow_check: unknown arguments: [task] (accepted: [name])`},
+		{"name not a string", "flow_check", json.RawMessage(`{"name":["test"]}`), nil, `Invalid arguments for flow_check: argument "name" must be a string, got an array; expected {"name"?: string}`},
+		{"task on flow_check", "flow_check", json.RawMessage(`{"task":"x"}`), nil, `Invalid arguments for flow_check: unknown arguments: [task] (accepted: [name]); expected {"name"?: string}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := NewServer(&fakeRuntime{}, Options{})
-			bound, perr := srv.tool[tc.tool].parse(tc.raw)
-			if tc.err != "" {
-				if perr == nil || perr.code != codeInvalidParams || perr.message != tc.err {
-					t.Fatalf("%s arguments %s: error %v, want -32602 %q", tc.tool, tc.raw, perr, tc.err)
+			bound, invalid, perr := srv.tool[tc.tool].parse(tc.raw)
+			if protocol := strings.HasPrefix(tc.err, "Invalid params:"); protocol {
+				if perr == nil || perr.code != codeInvalidParams || perr.message != tc.err || invalid != "" {
+					t.Fatalf("%s arguments %s: error %v, invalid %q; want -32602 %q", tc.tool, tc.raw, perr, invalid, tc.err)
 				}
 				return
 			}
 			if perr != nil {
-				t.Fatalf("%s arguments %s: error %v, want none", tc.tool, tc.raw, perr)
+				t.Fatalf("%s arguments %s: protocol error %v, want none", tc.tool, tc.raw, perr)
+			}
+			if invalid != tc.err {
+				t.Fatalf("%s arguments %s: invalid %q, want %q", tc.tool, tc.raw, invalid, tc.err)
+			}
+			if tc.err != "" {
+				return
 			}
 			raw := tc.raw
 			if raw == nil {

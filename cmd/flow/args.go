@@ -17,6 +17,10 @@ var commands = map[string]bool{
 	"nvim": true, "undo": true, "doctor": true, "version": true, "help": true, "tasks": true,
 }
 
+// hiddenCommands are accepted but neither listed nor suggested: the task
+// worker is started by flow serve (doc/design.md §10.10).
+var hiddenCommands = map[string]bool{"task-worker": true}
+
 // options are the parsed command line.
 type options struct {
 	command string   // "" = the TUI
@@ -69,7 +73,7 @@ func parseArgs(argv []string) (*options, error) {
 		a := argv[i]
 		if onlyArgs || a == "-" || !strings.HasPrefix(a, "-") {
 			if o.command == "" && !onlyArgs {
-				if !commands[a] {
+				if !commands[a] && !hiddenCommands[a] {
 					if near := config.Suggest(a, commandNames()); near != "" {
 						return nil, usagef("unknown command %q: did you mean %q? (see flow help)", a, near)
 					}
@@ -203,7 +207,7 @@ func checkArity(o *options) error {
 // nvimCommands are the commands that honour --nvim: they work through the
 // attached editor (buffer-aware reads and writes, checks refused over
 // unsaved buffers, freshness, the editor in status reports).
-var nvimCommands = []string{"run", "check", "status", "serve"}
+var nvimCommands = []string{"run", "check", "status", "serve", "task-worker"}
 
 // checkEditorFlags refuses --nvim where it cannot mean the editor: the flag
 // promises that flow will not write over unsaved buffers, so a command

@@ -65,6 +65,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdNvim(ctx, e)
 	case "tasks":
 		return cmdTasks(ctx, e)
+	case "task-worker":
+		return cmdTaskWorker(ctx, e)
 	}
 	rep, status, err := reportCommands[o.command](ctx, e)
 	return finish(ctx, e, rep, status, err)

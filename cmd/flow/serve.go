@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	flowmcp "flow/mcp"
 	"flow/runtime/agent"
@@ -43,6 +44,15 @@ func cmdServe(ctx context.Context, e *env) int {
 		if opts.Tasks, err = rt.store.Tasks(); err != nil {
 			logger.Warn("task store unavailable: MCP tasks are off", "error", err.Error())
 		}
+	}
+	// A task runs in a worker process of its own, which outlives this
+	// server (doc/design.md §10.10); without the binary's path, in here.
+	if opts.Worker, err = workerCommand(e.opts); err != nil {
+		logger.Warn("task workers unavailable: tasks end with this server", "error", err.Error())
+	}
+	if e.opts.nvim != "" {
+		// Attaching to the editor may take the whole editor timeout.
+		opts.WorkerStartTimeout = editorTimeout(e) + 30*time.Second
 	}
 	srv := flowmcp.NewServer(serviceRuntime{svc}, opts)
 	err = srv.Serve(ctx, e.stdin, e.stdout)

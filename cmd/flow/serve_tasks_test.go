@@ -185,45 +185,51 @@ func TestServeTaskCancelKillsCheck(t *testing.T) {
 	}
 }
 
-// TestServeTasksOutliveTheServer: a server killed mid-task; the next one
-// reports that task failed ("interrupted") and still returns the result of
+// TestServeTasksOutliveTheServer: a server killed mid-call; the next one
+// reports the plain call it was running failed ("interrupted"), the task it
+// had started in a worker still working, and still returns the result of
 // the task that completed before the kill.
 func TestServeTasksOutliveTheServer(t *testing.T) {
 	t.Parallel()
 	ws, cfg := slowCheckConfig(t)
+	killWorkers(t, cfg)
 	environ := hermeticEnv(t)
 	p := startServe(t, ws, environ, "--trusted", "-c", cfg)
 	p.initTasks()
 	done := p.taskCall(1, "flow_check", `{"name":"quick"}`)["taskId"]
 	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":%q}}`, done))
 	first, _ := p.recvID(2)
-	slow := p.taskCall(3, "flow_check", `{"name":"slow"}`)["taskId"]
+	// A plain call runs in the server and ends with it.
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"flow_check","arguments":{"name":"slow"}}}`)
 	checkPID(t, ws)
 	p.cmd.Process.Kill()
 	waitExit(t, p.cmd)
+	os.Remove(filepath.Join(ws, "check.pid"))
 
 	q := startServe(t, ws, environ, "--trusted", "-c", cfg)
 	q.initTasks()
-	g := q.taskReq(1, "get", slow)["result"].(map[string]any)
-	if g["status"] != "failed" || !strings.Contains(fmt.Sprint(g["statusMessage"]), "interrupted") {
-		t.Fatalf("the killed server's task = %v, want failed, interrupted", g)
+	q.send(`{"jsonrpc":"2.0","id":1,"method":"tasks/list"}`)
+	r, _ := q.recvID(1)
+	tasks := r["result"].(map[string]any)["tasks"].([]any)
+	plain := tasks[0].(map[string]any)
+	if len(tasks) != 2 || plain["status"] != "failed" || !strings.Contains(fmt.Sprint(plain["statusMessage"]), "interrupted: the flow server") {
+		t.Fatalf("tasks/list after the kill = %v, want the plain call failed (interrupted) first", tasks)
 	}
 	again := q.taskReq(2, "result", done)
 	if got, want := mustJSON(again["result"]), mustJSON(first["result"]); got != want {
 		t.Fatalf("result from the new server = %s, want %s", got, want)
 	}
-	q.send(`{"jsonrpc":"2.0","id":3,"method":"tasks/list"}`)
-	r, _ := q.recvID(3)
-	var ids []string
-	for _, tk := range r["result"].(map[string]any)["tasks"].([]any) {
-		ids = append(ids, tk.(map[string]any)["taskId"].(string))
-	}
-	if len(ids) != 2 || ids[0] != slow || ids[1] != done {
-		t.Errorf("tasks/list = %v, want [%v %v]", ids, slow, done)
-	}
-	// The command line sees them too, while the new server runs a task.
-	q.taskCall(4, "flow_check", `{"name":"slow"}`)
+	// A task runs in its worker, which the kill of its server leaves alone.
+	slow := q.taskCall(3, "flow_check", `{"name":"slow"}`)["taskId"]
 	checkPID(t, ws)
+	q.cmd.Process.Kill()
+	waitExit(t, q.cmd)
+	u := startServe(t, ws, environ, "--trusted", "-c", cfg)
+	u.initTasks()
+	if g := u.taskReq(1, "get", slow)["result"].(map[string]any); g["status"] != "working" {
+		t.Fatalf("the killed server's task = %v, want still working in its worker", g)
+	}
+	// The command line sees them too.
 	res := runFlow(t, ws, environ, "tasks", "-c", cfg, "--json")
 	var listed struct {
 		Status  string
@@ -233,9 +239,9 @@ func TestServeTasksOutliveTheServer(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.stdout), &listed); err != nil || res.code != 0 {
 		t.Fatalf("flow tasks = %d %q %q", res.code, res.stdout, res.stderr)
 	}
-	if listed.Running == nil || listed.Running.Tool != "flow_check" || len(listed.Tasks) != 3 ||
-		listed.Tasks[1].ID != slow || listed.Tasks[1].Status != "failed" || listed.Tasks[2].Status != "completed" {
-		t.Errorf("flow tasks = %s, want the running check first and the two earlier tasks", res.stdout)
+	if listed.Running == nil || listed.Running.ID != slow || len(listed.Tasks) != 3 ||
+		listed.Tasks[1].Status != "failed" || listed.Tasks[2].ID != done || listed.Tasks[2].Status != "completed" {
+		t.Errorf("flow tasks = %s, want the running task first and the two earlier ones", res.stdout)
 	}
 	st := runFlow(t, ws, environ, "status", "-c", cfg, "--json")
 	var status struct {
@@ -246,11 +252,15 @@ func TestServeTasksOutliveTheServer(t *testing.T) {
 		}
 	}
 	if err := json.Unmarshal([]byte(st.stdout), &status); err != nil || status.Status != "ok" ||
-		status.Tasks.Running == nil || status.Tasks.Running.ID != listed.Running.ID || len(status.Tasks.Recent) != 3 {
+		status.Tasks.Running == nil || status.Tasks.Running.ID != slow || len(status.Tasks.Recent) != 3 {
 		t.Errorf("flow status = %s, want the running task and the last 3", st.stdout)
 	}
-	q.cmd.Process.Kill()
-	waitExit(t, q.cmd)
+	if g := u.taskReq(2, "cancel", slow)["result"].(map[string]any); g["status"] != "cancelled" {
+		t.Errorf("tasks/cancel = %v", g)
+	}
+	if code := u.exit(); code != 0 {
+		t.Errorf("exit %d, stderr %q", code, u.stderr)
+	}
 }
 
 // TestServeEOFFinishesCheck: requests piped into flow serve get their real
@@ -261,13 +271,16 @@ func TestServeEOFFinishesCheck(t *testing.T) {
 	cfg := writeFile(t, t.TempDir(), "ops.toml", `workspace_dir = `+tomlString(ws)+`
 [checks.lint]
 cmd = ["sh", "-c", "sleep 1; echo fine"]
+[checks.gated]
+cmd = ["sh", "-c", "while [ ! -e go-on ]; do sleep 0.05; done; echo through"]
+required = false
 `)
 	environ := hermeticEnv(t)
 	cmd := exec.Command(flowBin, "serve", "--trusted", "-c", cfg)
 	cmd.Dir, cmd.Env = ws, environ
 	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
-{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flow_check","arguments":{}}}
+{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flow_check","arguments":{"name":"lint"}}}
 `)
 	out, err := cmd.Output()
 	if err != nil {
@@ -283,24 +296,94 @@ cmd = ["sh", "-c", "sleep 1; echo fine"]
 		t.Fatalf("piped flow_check = %v, want its real result", sc)
 	}
 
-	// A task-augmented call is answered at once; at end of input its job
-	// still finishes (EOF is not a cancel), and its record says so.
+	// A task-augmented call is answered at once and runs in a worker
+	// process of its own: at end of input the server exits without waiting
+	// for it, the task goes on (EOF is not a cancel), and its record says
+	// so.
 	cmd = exec.Command(flowBin, "serve", "--trusted", "-c", cfg)
 	cmd.Dir, cmd.Env = ws, environ
 	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
-{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flow_check","arguments":{},"task":{}}}
+{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flow_check","arguments":{"name":"gated"},"task":{}}}
 `)
-	if out, err = cmd.Output(); err != nil {
-		t.Fatalf("flow serve with a task: %v", err)
+	if out, err = cmd.Output(); err != nil || strings.Count(string(out), "\n") != 2 || !strings.Contains(string(out), `"status":"working"`) {
+		t.Fatalf("flow serve with a task: %v, stdout %q; want the initialize reply and the working task", err, out)
 	}
-	res := runFlow(t, ws, environ, "tasks", "-c", cfg, "--json")
-	var listed struct {
-		Tasks []struct{ Status, Message string }
+	killWorkers(t, cfg)
+	listed := waitTask(t, ws, environ, cfg, func(tk listedTask) bool { return tk.Tool == "flow_check" && tk.Status == "working" })
+	if listed.PID == 0 || listed.PID == cmd.Process.Pid {
+		t.Fatalf("the working task's process is %d (server %d), want its worker", listed.PID, cmd.Process.Pid)
 	}
-	if err := json.Unmarshal([]byte(res.stdout), &listed); err != nil || len(listed.Tasks) != 2 || listed.Tasks[0].Status != "completed" {
-		t.Fatalf("tasks after end of input = %s, want the piped task completed", res.stdout)
+	writeFile(t, ws, "go-on", "")
+	done := waitTask(t, ws, environ, cfg, func(tk listedTask) bool { return tk.ID == listed.ID && tk.Status != "working" })
+	if done.Status != "completed" || done.Message != "ok" {
+		t.Fatalf("the task after its server exited = %+v, want it completed by its worker", done)
 	}
+}
+
+// listedTask is one task of `flow tasks --json`.
+type listedTask struct {
+	ID, Tool, Status, Message, RunID string
+	PID                              int
+}
+
+// waitTask polls `flow tasks` (bounded) until a task matches, and returns it.
+func waitTask(t *testing.T, ws string, environ []string, cfg string, match func(listedTask) bool) listedTask {
+	t.Helper()
+	var last string
+	for i := 0; i < 300; i++ {
+		res := runFlow(t, ws, environ, "tasks", "-c", cfg, "--json")
+		var listed struct{ Tasks []listedTask }
+		if err := json.Unmarshal([]byte(res.stdout), &listed); err != nil {
+			t.Fatalf("flow tasks = %d %q %q", res.code, res.stdout, res.stderr)
+		}
+		for _, tk := range listed.Tasks {
+			if match(tk) {
+				return tk
+			}
+		}
+		last = res.stdout
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no task as wanted in flow tasks: %s", last)
+	return listedTask{}
+}
+
+// killWorkers kills, at the end of the test, every task worker of the
+// configuration cfg still running: a worker lives in a session of its own
+// and outlives the server the test kills.
+func killWorkers(t *testing.T, cfg string) {
+	t.Cleanup(func() {
+		for _, pid := range processesWith("task-worker", cfg) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+}
+
+// processesWith returns the live processes whose command line holds every
+// one of args.
+func processesWith(args ...string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		all := !strings.Contains(string(stat), ") Z ")
+		for _, a := range args {
+			all = all && strings.Contains(string(cmdline), a)
+		}
+		if all {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // slowRunConfig is a workspace whose first model turn takes delay.

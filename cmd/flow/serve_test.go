@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -211,20 +212,28 @@ kind = "lint"
 		t.Errorf("flow_status text %s != structuredContent %s", a, mustJSON(sc))
 	}
 
-	// Injection attempts are invalid params, and nothing runs.
-	for i, call := range []string{
-		`{"name":"shell_exec","arguments":{"cmd":"id"}}`,
-		`{"name":"flow_check","arguments":{"cwd":"/"}}`,
-		`{"name":"flow_check","arguments":{"argv":["sh"]}}`,
-		`{"name":"flow_run","arguments":["x"]}`,
-		`{"name":"flow_run","arguments":{"task":1}}`,
-		`{"name":"flow_run","arguments":{}}`,
-		`{"name":"flow_status","arguments":{},"cwd":"/"}`,
+	// Injection attempts are refused, and nothing runs: a malformed call
+	// is invalid params, arguments off the schema an isError result.
+	for i, call := range []struct {
+		params   string
+		protocol bool
+	}{
+		{`{"name":"shell_exec","arguments":{"cmd":"id"}}`, true},
+		{`{"name":"flow_check","arguments":{"cwd":"/"}}`, false},
+		{`{"name":"flow_check","arguments":{"argv":["sh"]}}`, false},
+		{`{"name":"flow_run","arguments":["x"]}`, true},
+		{`{"name":"flow_run","arguments":{"task":1}}`, false},
+		{`{"name":"flow_run","arguments":{}}`, false},
+		{`{"name":"flow_status","arguments":{},"cwd":"/"}`, true},
 	} {
 		id := float64(100 + i)
-		p.send(`{"jsonrpc":"2.0","id":` + itoa(int(id)) + `,"method":"tools/call","params":` + call + `}`)
-		if r, _ := p.recvID(id); errorCode(r) != -32602 {
-			t.Errorf("tools/call %s = %v, want -32602", call, r)
+		p.send(`{"jsonrpc":"2.0","id":` + itoa(int(id)) + `,"method":"tools/call","params":` + call.params + `}`)
+		r, _ := p.recvID(id)
+		if call.protocol && errorCode(r) != -32602 {
+			t.Errorf("tools/call %s = %v, want -32602", call.params, r)
+		}
+		if res, _ := r["result"].(map[string]any); !call.protocol && (res["isError"] != true || !strings.HasPrefix(fmt.Sprint(toolReport(t, r)["reason"]), "Invalid arguments for ")) {
+			t.Errorf("tools/call %s = %v, want an isError result naming the invalid arguments", call.params, r)
 		}
 	}
 	// A tools/call notification never executes.

@@ -71,13 +71,11 @@ type Task struct {
 	// Owner identifies the process running the task: a working task whose
 	// owner is gone was interrupted.
 	Owner Owner `json:"owner"`
-}
-
-// Owner identifies a process across pid reuse: its pid and its start time
-// in clock ticks since boot.
-type Owner struct {
-	PID   int    `json:"pid"`
-	Start uint64 `json:"start"`
+	// Worker says that the owner is a worker process of its own (`flow
+	// task-worker`), which outlives the server that started it and stops
+	// the task when it is sent [CancelSignal]; otherwise the owner is the
+	// server itself.
+	Worker bool `json:"worker,omitempty"`
 }
 
 // Terminal reports whether the task has ended.
@@ -97,6 +95,10 @@ type Tasks struct {
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every change in this process
+	// children are the worker processes this process started and waits
+	// for: it records how they end itself ([Tasks.WorkerEnded]), so a
+	// reader here never guesses while one is dead but not yet reaped.
+	children map[Owner]bool
 }
 
 const tasksDir = "tasks"
@@ -120,30 +122,44 @@ func (s *Store) Tasks() (*Tasks, error) {
 // non-empty key, an existing unexpired task with the same key is returned
 // instead (created is then false).
 func (t *Tasks) NewTask(tool string, args json.RawMessage, ttl time.Duration, key string) (task Task, created bool, err error) {
+	id, err := NewTaskID()
+	if err != nil {
+		return Task{}, false, err
+	}
+	return t.newTask(Task{ID: id, Tool: tool, Arguments: args, TTL: ttl, IdempotencyKey: key})
+}
+
+// NewWorkerTask records the new working task id (from [NewTaskID]) owned
+// by this process, a worker of its own that runs it (Task.Worker). With a
+// non-empty key, an existing unexpired task with the same key is returned
+// instead (created is then false).
+func (t *Tasks) NewWorkerTask(id, tool string, args json.RawMessage, ttl time.Duration, key string) (task Task, created bool, err error) {
+	if !taskIDPattern.MatchString(id) {
+		return Task{}, false, fmt.Errorf("journal: task id %s: %w", strconv.Quote(text.Clip(id, 64)), ErrTaskNotFound)
+	}
+	return t.newTask(Task{ID: id, Tool: tool, Arguments: args, TTL: ttl, IdempotencyKey: key, Worker: true})
+}
+
+func (t *Tasks) newTask(task Task) (Task, bool, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if key != "" {
+	if task.IdempotencyKey != "" {
 		all, err := t.all()
 		if err != nil {
 			return Task{}, false, err
 		}
 		for _, old := range all {
-			if old.IdempotencyKey == key && old.Tool == tool {
+			if old.IdempotencyKey == task.IdempotencyKey && old.Tool == task.Tool {
 				return old, false, nil
 			}
 		}
 	}
-	if ttl <= 0 {
-		ttl = DefaultTaskTTL
+	if task.TTL <= 0 {
+		task.TTL = DefaultTaskTTL
 	}
-	ttl = min(ttl, MaxTaskTTL)
-	id, err := newTaskID()
-	if err != nil {
-		return Task{}, false, err
-	}
+	task.TTL = min(task.TTL, MaxTaskTTL)
 	now := t.now().UTC()
-	task = Task{ID: id, Tool: tool, Arguments: args, Status: TaskWorking, CreatedAt: now, UpdatedAt: now,
-		TTL: ttl, Version: 1, IdempotencyKey: key, Owner: t.self}
+	task.Status, task.CreatedAt, task.UpdatedAt, task.Version, task.Owner = TaskWorking, now, now, 1, t.self
 	if err := t.save(task); err != nil {
 		return Task{}, false, err
 	}
@@ -323,15 +339,69 @@ func (t *Tasks) save(task Task) error {
 // checkOwner turns a working task whose owner is gone into a failed one
 // and records that. The caller holds t.mu.
 func (t *Tasks) checkOwner(task Task) Task {
-	if task.Terminal() || task.Owner == t.self || ownerAlive(task.Owner) {
+	if task.Terminal() || task.Owner == t.self || t.children[task.Owner] || task.Owner.Alive() {
 		return task
 	}
 	task.Status = TaskFailed
-	task.Message = "interrupted: the flow server running this task stopped before it finished; its edits are in the journal (flow undo reverts them)"
+	task.Message = t.ownerGone(task)
 	task.Version++
 	task.UpdatedAt = t.now().UTC()
 	_ = t.save(task) // a read-only state directory still answers truthfully
 	return task
+}
+
+// ownerGone says why a working task whose owner is gone failed: its
+// server stopped, or its worker ended before the task did, with the last
+// words of the worker's log when it left any.
+func (t *Tasks) ownerGone(task Task) string {
+	if !task.Worker {
+		return "interrupted: the flow server running this task stopped before it finished; its edits are in the journal (flow undo reverts them)"
+	}
+	return WorkerGone(task.Owner.PID, "ended (it was killed, crashed, or the machine restarted)", t.LogTail(task.ID))
+}
+
+// Adopt marks owner as a worker process this process started and will
+// wait for; [Tasks.WorkerEnded] ends the adoption.
+func (t *Tasks) Adopt(owner Owner) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.children == nil {
+		t.children = map[Owner]bool{}
+	}
+	t.children[owner] = true
+}
+
+// WorkerEnded records that the worker process of task id ended: a task
+// it left working fails with message, and so does one that a reader
+// already failed because the worker was gone (its message was a guess;
+// message, from the worker's parent, knows how it ended). A task the
+// worker ended itself is left as it is.
+func (t *Tasks) WorkerEnded(id, message string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	task, err := t.load(id)
+	if err != nil {
+		return err
+	}
+	delete(t.children, task.Owner)
+	if task.Terminal() && (task.Status != TaskFailed || task.Message != t.ownerGone(task)) {
+		return nil
+	}
+	task.Status, task.Message = TaskFailed, message
+	task.Version++
+	task.UpdatedAt = t.now().UTC()
+	return t.save(task)
+}
+
+// WorkerGone is the message of a task whose worker process pid ended
+// before the task did: how it ended, its last words (a line of its log,
+// "" for none) and what remains.
+func WorkerGone(pid int, how, lastWords string) string {
+	msg := fmt.Sprintf("interrupted: the task's worker process %d %s before the task finished", pid, how)
+	if lastWords != "" {
+		msg += "; its log says: " + lastWords
+	}
+	return msg + "; its edits are in the journal (flow undo reverts them)"
 }
 
 // recover marks interrupted tasks at open.
@@ -348,12 +418,14 @@ func (t *Tasks) recover() {
 }
 
 // prune removes expired records and, past MaxTasks, the oldest finished
-// ones. The caller holds t.mu.
+// ones, each with its worker log, and logs left without a record. The
+// caller holds t.mu.
 func (t *Tasks) prune() {
 	names, err := os.ReadDir(t.dir)
 	if err != nil {
 		return
 	}
+	defer t.pruneLogs(names)
 	now := t.now()
 	var kept []Task
 	for _, e := range names {
@@ -366,7 +438,7 @@ func (t *Tasks) prune() {
 			continue
 		}
 		if task.Expired(now) {
-			os.Remove(filepath.Join(t.dir, e.Name()))
+			t.remove(id)
 			continue
 		}
 		kept = append(kept, task)
@@ -380,13 +452,20 @@ func (t *Tasks) prune() {
 			break
 		}
 		if task.Terminal() {
-			os.Remove(filepath.Join(t.dir, task.ID+".json"))
+			t.remove(task.ID)
 			kept = kept[1:]
 		}
 	}
 }
 
-func newTaskID() (string, error) {
+// remove deletes a record and its worker log.
+func (t *Tasks) remove(id string) {
+	os.Remove(filepath.Join(t.dir, id+".json"))
+	os.Remove(t.LogPath(id))
+}
+
+// NewTaskID returns a new task id: 128 random bits in hex.
+func NewTaskID() (string, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", fmt.Errorf("journal: task id: %w", err)
@@ -394,47 +473,26 @@ func newTaskID() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
-// selfOwner identifies this process.
-func selfOwner() Owner {
-	pid := os.Getpid()
-	return Owner{PID: pid, Start: startTime(pid)}
-}
-
-// ownerAlive reports whether the owner process still runs: same pid, same
-// start time (a reused pid has another).
-func ownerAlive(o Owner) bool {
-	if o.PID <= 0 || !alive(o.PID) {
-		return false
+// ByKey returns the first unexpired task submitted with the idempotency
+// key, whatever its tool, if there is one: a key names one submission in a
+// workspace, and its caller decides whether a new one repeats it. An empty
+// key matches nothing.
+func (t *Tasks) ByKey(key string) (Task, bool, error) {
+	if key == "" {
+		return Task{}, false, nil
 	}
-	return o.Start == 0 || startTime(o.PID) == o.Start
-}
-
-// startTime reads a process's start time (field 22 of /proc/PID/stat), or
-// 0 when it cannot be read.
-func startTime(pid int) uint64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	all, err := t.all()
 	if err != nil {
-		return 0
+		return Task{}, false, err
 	}
-	// The command name (field 2) is in parentheses and may hold spaces.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i].IdempotencyKey == key {
+			return t.checkOwner(all[i]), true, nil
+		}
 	}
-	fields := strings.Fields(s[i+1:])
-	// fields[0] is field 3 (state); field 22 is fields[19].
-	if len(fields) < 20 {
-		return 0
-	}
-	n, _ := strconv.ParseUint(fields[19], 10, 64)
-	return n
-}
-
-// ByKey returns the unexpired task of tool submitted with the idempotency
-// key, if there is one. An empty key matches nothing.
-func (t *Tasks) ByKey(tool, key string) (Task, bool, error) {
-	return t.find(func(task Task) bool { return key != "" && task.Tool == tool && task.IdempotencyKey == key })
+	return Task{}, false, nil
 }
 
 // ByRun returns the unexpired task whose run has id runID, if there is one.

@@ -225,11 +225,14 @@ func helperTasks() error {
 
 func TestStartTimeIdentifiesProcess(t *testing.T) {
 	self := selfOwner()
-	if self.Start == 0 || !ownerAlive(self) {
-		t.Fatalf("this process: %+v alive %v", self, ownerAlive(self))
+	if self.Start == 0 || self.Boot == "" || !self.Alive() {
+		t.Fatalf("this process: %+v alive %v", self, self.Alive())
 	}
-	if ownerAlive(Owner{PID: self.PID, Start: self.Start + 1}) {
+	if (Owner{PID: self.PID, Start: self.Start + 1, Boot: self.Boot}).Alive() {
 		t.Fatal("a different start time at the same pid counts as the same process")
+	}
+	if (Owner{PID: self.PID, Start: self.Start, Boot: "another-boot"}).Alive() {
+		t.Fatal("a process of another boot counts as alive")
 	}
 }
 
@@ -245,14 +248,15 @@ func TestTaskLookupByKeyAndRun(t *testing.T) {
 	if _, _, err := tasks.NewTask("flow_check", nil, time.Hour, "k1"); err != nil {
 		t.Fatal(err)
 	}
-	got, ok, err := tasks.ByKey("flow_run", "k1")
+	// A key names the first submission made with it, whatever its tool.
+	got, ok, err := tasks.ByKey("k1")
 	if err != nil || !ok || got.ID != a.ID {
-		t.Fatalf("ByKey(flow_run, k1) = %+v, %v, %v; want task %s", got, ok, err, a.ID)
+		t.Fatalf("ByKey(k1) = %+v, %v, %v; want the first task %s", got, ok, err, a.ID)
 	}
-	if _, ok, _ := tasks.ByKey("flow_run", "other"); ok {
+	if _, ok, _ := tasks.ByKey("other"); ok {
 		t.Fatal("ByKey found a task for an unused key")
 	}
-	if _, ok, _ := tasks.ByKey("flow_run", ""); ok {
+	if _, ok, _ := tasks.ByKey(""); ok {
 		t.Fatal("an empty key matched a task")
 	}
 	got, ok, err = tasks.ByRun("run-a")

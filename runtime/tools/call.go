@@ -150,8 +150,11 @@ func contain(tool string, res *Result) {
 
 // usage describes a tool's arguments, e.g.
 // {"path": string, "start_line"?: integer}.
-func usage(t tool) string {
-	schema := t.params()
+func usage(t tool) string { return usageOf(t.params()) }
+
+// usageOf describes the arguments of an object schema: required keys
+// first, then the optional ones marked "?", each with its JSON type.
+func usageOf(schema map[string]any) string {
 	props, _ := schema["properties"].(map[string]any)
 	required := map[string]bool{}
 	req, _ := stringList(schema["required"])

@@ -12,6 +12,10 @@ func Schema[A any]() map[string]any {
 	return paramsOf(reflect.TypeFor[A]())
 }
 
+// Usage describes the arguments of A in one line, as the model tools'
+// argument errors do: {"task": string, "wait_seconds"?: integer}.
+func Usage[A any]() string { return usageOf(Schema[A]()) }
+
 // Parse decodes raw, which must be one JSON object, into a new A, checked
 // as a built-in tool's arguments are: [ValidateArgs] against Schema[A]
 // (exact types, closed object, required keys), then the min and max tags.
