@@ -185,7 +185,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if o.ServerLog != "" {
 		if err := (&ServerLog{Path: o.ServerLog}).Mark(); err != nil {
-			fmt.Fprintf(stderr, "harness: -server-log: %v\n", err)
+			fmt.Fprintf(stderr, "harness: %v (-server-log)\n", err)
 			return 2
 		}
 	}
