@@ -103,7 +103,10 @@ func TestLiveDoctor(t *testing.T) {
 // template, the tool list, a tool call and the streamed replies survive a
 // real server end to end.
 func TestLiveRun(t *testing.T) {
-	srv := live.Start(t)
+	// The OpenAI-compatible API gets the server's window, which flow reads
+	// before the first call: the coder's prompts need more than the
+	// default 4096 tokens of the test models' byte-level tokenizer.
+	srv := live.Start(t, live.WithEnv("OLLAMA_CONTEXT_LENGTH", "16384"))
 	for _, api := range []string{"native", "openai"} {
 		t.Run(api, func(t *testing.T) {
 			ws := workspace(t)

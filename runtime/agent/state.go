@@ -73,7 +73,7 @@ type env struct {
 	rec   *recorder
 	// events is the run's progress sink; nil when nobody listens.
 	events  func(progress.Event)
-	window  *window // the prompt budget of the context window
+	windows map[string]*window // the prompt budget of each model's context window
 	changed map[string]bool
 	writes  int // file changes made by tools, each edit of a file counted
 	cycles  int // the cycle under way (0 for the planner)
@@ -109,10 +109,16 @@ func (r *env) emit(e progress.Event) {
 	r.events(e)
 }
 
-// contextWindow returns the run's window, made on first use.
-func (r *env) contextWindow() *window {
-	if r.window == nil {
-		r.window = newWindow(r.cfg.Ollama)
+// contextWindow returns the window of model m in this run, made (and the
+// server asked about it) before its first call.
+func (r *env) contextWindow(ctx context.Context, m string) *window {
+	if w := r.windows[m]; w != nil {
+		return w
 	}
-	return r.window
+	if r.windows == nil {
+		r.windows = map[string]*window{}
+	}
+	w := probeWindow(ctx, r.cfg.Ollama, r.deps.Backend, m)
+	r.windows[m] = w
+	return w
 }

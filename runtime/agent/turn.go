@@ -27,7 +27,7 @@ type call struct {
 func (s *session) ask(ctx context.Context, n int, req model.Request, note string) (call, *end) {
 	r := s.r
 	chars := s.conv.promptSize(req.Tools != nil)
-	if msg := r.contextWindow().before(chars); msg != "" {
+	if msg := r.contextWindow(ctx, req.Model).before(chars); msg != "" {
 		return call{}, &end{cause: causeContextOverflow, detail: strings.TrimPrefix(msg, MsgContextOverflow)}
 	}
 	if r.events != nil {
@@ -81,7 +81,7 @@ func (s *session) settle(c call, ex extraction) *end {
 	}
 	preview := replyPreview(content, shown)
 	tokens := c.resp.Usage.PromptTokens
-	if msg := s.r.contextWindow().after(c.chars, tokens, s.prev); msg != "" {
+	if msg := s.r.contextWindow(context.Background(), s.model).after(c.chars, tokens, s.prev); msg != "" {
 		e := end{cause: causeContextOverflow, detail: strings.TrimPrefix(msg, MsgContextOverflow)}
 		ev.Status, ev.Error = report.StatusError, e.message()
 		s.r.rec.modelCall(ev, preview)

@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 
 	"flow/runtime/config"
+	"flow/runtime/model"
 )
 
 // The prompt budget derived from the model's context window (doc/design.md §6 as
@@ -27,10 +29,16 @@ const (
 	minGrowthChars = 50
 )
 
-// window tracks one run's prompt sizes against ollama.context_length.
+// window tracks one run's prompt sizes against the context window: the
+// configured ollama.context_length, or the smaller window the server said
+// it runs the model with (the OpenAI-compatible API, where the client
+// cannot choose it).
 type window struct {
 	tokens int    // the context window in tokens; 0 disables the checks
 	api    string // config.APINative or config.APIOpenAI
+	// server names where a window smaller than context_length was read
+	// ("GET /props"); "" when the window is context_length.
+	server string
 	cpt    float64
 	// measured says cpt comes from the server's counts.
 	measured bool
@@ -38,6 +46,25 @@ type window struct {
 
 func newWindow(o config.Ollama) *window {
 	return &window{tokens: o.ContextLength, api: o.API, cpt: defaultCharsPerToken}
+}
+
+// probeWindow returns the run's window. With the OpenAI-compatible API the
+// server, not the request, decides the window, so a backend that can tell
+// it (model.WindowProber) is asked once, before the first call: a server
+// window smaller than context_length becomes the run's window, and the
+// first prompt is checked against it instead of being truncated silently
+// (doc/design.md §7.7). The native API sends context_length as num_ctx,
+// which the server honours.
+func probeWindow(ctx context.Context, o config.Ollama, b model.Backend, name string) *window {
+	w := newWindow(o)
+	p, ok := b.(model.WindowProber)
+	if o.API != config.APIOpenAI || !ok {
+		return w
+	}
+	if n, src := p.ServerWindow(ctx, name); n > 0 && (w.tokens <= 0 || n < w.tokens) {
+		w.tokens, w.server = n, src
+	}
+	return w
 }
 
 // budget is the number of prompt tokens a call may use: the window less
@@ -65,14 +92,29 @@ func (w *window) before(chars int) string {
 	if w.measured {
 		how = "estimated from the server's counts"
 	}
-	return fmt.Sprintf("%sthe next prompt is about %d tokens (%d characters, %s), more than the %d that fit a context_length of %d with room for the reply, so flow stopped before the server would truncate it: %s, or give a narrower task",
-		MsgContextOverflow, est, chars, how, w.budget(), w.tokens, w.fix())
+	return fmt.Sprintf("%sthe next prompt is about %d tokens (%d characters, %s), more than the %d that fit %s with room for the reply, so flow stopped before the server would truncate it: %s, or give a narrower task",
+		MsgContextOverflow, est, chars, how, w.budget(), w.what(), w.fix())
+}
+
+// what names the window: context_length, or the server's own.
+func (w *window) what() string {
+	if w.server != "" {
+		return fmt.Sprintf("the window of %d tokens the server runs the model with (%s)", w.tokens, w.server)
+	}
+	return fmt.Sprintf("a context_length of %d", w.tokens)
 }
 
 // fix says how to get a larger window.
 func (w *window) fix() string {
 	fix := "raise ollama.context_length (if the model supports a larger window)"
-	if w.api == config.APIOpenAI {
+	switch {
+	case w.server == "GET /props":
+		return "start llama-server with a larger --ctx-size (per slot: the size divided by --parallel), or use api = \"native\" against Ollama"
+	case w.server == "GET /api/ps":
+		return `set OLLAMA_CONTEXT_LENGTH on the server (on the OpenAI-compatible API Ollama ignores ollama.context_length), or use api = "native"`
+	case w.server != "":
+		return "start the server with a larger maximum model length (vLLM: --max-model-len)"
+	case w.api == config.APIOpenAI:
 		fix += `; with api = "openai" against Ollama, the server ignores it: set OLLAMA_CONTEXT_LENGTH on the server, or use api = "native"`
 	}
 	return fix
@@ -98,7 +140,7 @@ func (w *window) after(chars, tokens int, prev promptSize) string {
 	grew := prev.tokens > 0 && chars >= prev.chars+minGrowthChars
 	switch {
 	case tokens >= w.tokens:
-		what = fmt.Sprintf("the server counted %d prompt tokens, at or over the context window of %d (context_length)", tokens, w.tokens)
+		what = fmt.Sprintf("the server counted %d prompt tokens, at or over %s", tokens, w.what())
 	case grew && tokens*2 < prev.tokens:
 		// Far fewer than last time: a server counting only the tokens it
 		// did not have cached. Its counts say nothing about the window.

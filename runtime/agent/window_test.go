@@ -1,11 +1,13 @@
 package agent
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"flow/internal/test/ollamatest"
 	"flow/runtime/config"
+	"flow/runtime/model"
 	"flow/runtime/report"
 )
 
@@ -56,8 +58,8 @@ func TestContextOverflowReportedByTheServer(t *testing.T) {
 				withTokens(read, 4096),
 				withTokens(ollamatest.Turn{ToolCalls: []ollamatest.Call{{ID: "r2", Name: "file_list"}}}, 4096),
 			},
-			calls: 2,
-			want:  []string{"4096", "OLLAMA_CONTEXT_LENGTH", "context_length"},
+			calls: 1, // the window is known before the first call: its count of 4096 fills it
+			want:  []string{"4096", "(GET /api/ps)", "OLLAMA_CONTEXT_LENGTH", "context_length"},
 		},
 		{
 			name:   "native, prompt_tokens at the window",
@@ -141,5 +143,95 @@ func TestWindowRefinesItsEstimate(t *testing.T) {
 	off := newWindow(config.Ollama{})
 	if off.before(1<<30) != "" || off.after(1<<30, 1, promptSize{}) != "" {
 		t.Error("a window of 0 tokens must disable the checks")
+	}
+}
+
+// TestServerWindowBeforeTheFirstCall: on the OpenAI-compatible API the
+// server, not context_length, decides the window. flow asks the server
+// before the first call (Ollama: load with its defaults, then /api/ps), so
+// a first prompt larger than a 1024-token server window is never sent,
+// where it used to be truncated silently and noticed only on the second
+// call. The native API sends context_length and asks nothing.
+func TestServerWindowBeforeTheFirstCall(t *testing.T) {
+	big := strings.Repeat("// a line of Go comment text\n", 400) // about 3300 tokens
+	for _, api := range []string{config.APIOpenAI, config.APINative} {
+		t.Run(api, func(t *testing.T) {
+			cfg := testConfig(workspace(t, map[string]string{"big.go": big}))
+			cfg.Trusted = false
+			cfg.Ollama.API = api
+			srv := ollamatest.New(t, ollamatest.Turn{Content: "Plan: nothing.", PromptTokens: 3500})
+			srv.SetLoadContext(1024)
+			h := newHarness(t, cfg, ollamaBackend(t, srv, cfg))
+			rep := h.run(t, "read big.go")
+			var loads int
+			for _, r := range srv.Requests() {
+				if r.Path == "/api/generate" {
+					loads++
+				}
+			}
+			pl := rep.Roles[0]
+			if api == config.APINative {
+				if loads != 0 || len(chatRequests(srv)) != 1 || pl.Status == report.StatusError {
+					t.Errorf("native: %d loads, %d chat requests, planner %s %q; want no probe and the call made", loads, len(chatRequests(srv)), pl.Status, pl.Error)
+				}
+				return
+			}
+			if loads != 1 || len(chatRequests(srv)) != 0 {
+				t.Errorf("%d loads, %d chat requests; want one load and the prompt never sent: %s", loads, len(chatRequests(srv)), pl.Error)
+			}
+			if pl.Status != report.StatusError || !strings.HasPrefix(pl.Error, MsgContextOverflow) {
+				t.Fatalf("planner = %s %q, want error %q...", pl.Status, pl.Error, MsgContextOverflow)
+			}
+			for _, want := range []string{"1024 tokens the server runs the model with (GET /api/ps)", "OLLAMA_CONTEXT_LENGTH"} {
+				if !strings.Contains(pl.Error, want) {
+					t.Errorf("error %q does not name %q", pl.Error, want)
+				}
+			}
+		})
+	}
+}
+
+// prober is a backend that tells a fixed server window.
+type prober struct {
+	model.Backend
+	tokens int
+	source string
+	asked  int
+}
+
+func (p *prober) ServerWindow(context.Context, string) (int, string) {
+	p.asked++
+	return p.tokens, p.source
+}
+
+func TestProbeWindow(t *testing.T) {
+	tests := []struct {
+		name       string
+		api        string
+		configured int
+		server     int
+		want       int
+		wantSource string
+		asked      int
+	}{
+		{"openai, a smaller server window", config.APIOpenAI, 16384, 4096, 4096, "GET /props", 1},
+		{"openai, a larger server window keeps context_length", config.APIOpenAI, 8192, 32768, 8192, "", 1},
+		{"openai, a server that does not say", config.APIOpenAI, 8192, 0, 8192, "", 1},
+		{"openai, no context_length", config.APIOpenAI, 0, 4096, 4096, "GET /props", 1},
+		{"native, never asked", config.APINative, 16384, 4096, 16384, "", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &prober{tokens: tc.server, source: "GET /props"}
+			w := probeWindow(t.Context(), config.Ollama{API: tc.api, ContextLength: tc.configured}, b, "m")
+			if w.tokens != tc.want || w.server != tc.wantSource || b.asked != tc.asked {
+				t.Errorf("probeWindow = %d from %q, asked %d times; want %d from %q, asked %d", w.tokens, w.server, b.asked, tc.want, tc.wantSource, tc.asked)
+			}
+		})
+	}
+	// A backend that cannot tell keeps context_length.
+	w := probeWindow(t.Context(), config.Ollama{API: config.APIOpenAI, ContextLength: 8192}, struct{ model.Backend }{}, "m")
+	if w.tokens != 8192 || w.server != "" {
+		t.Errorf("probeWindow without a prober = %d %q, want 8192", w.tokens, w.server)
 	}
 }

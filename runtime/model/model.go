@@ -114,6 +114,15 @@ type LoadedModel struct {
 	ContextLength int `json:"context_length,omitempty"`
 }
 
+// WindowProber is a backend that can tell, before the first call, the
+// context window in tokens the server runs a model with — what it
+// truncates prompts to — and where it read it (an endpoint); 0 when the
+// server does not say. With the OpenAI-compatible API the client cannot
+// set the window, so this is how a run learns it.
+type WindowProber interface {
+	ServerWindow(ctx context.Context, name string) (tokens int, source string)
+}
+
 // Catalog lists the models a server has. flow doctor, the TUI's /models and
 // /model use it; runs never do.
 type Catalog interface {

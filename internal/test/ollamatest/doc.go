@@ -11,9 +11,13 @@
 //     across chunks), else one chat.completion object;
 //   - GET /api/tags, GET /api/version, POST /api/show (404 for unknown
 //     models; model_info with a context length when one is set), GET
-//     /api/ps (the models set as loaded) and GET /v1/models;
+//     /api/ps (the models set as loaded), POST /api/generate with no
+//     prompt (Ollama's "load the model": loaded with
+//     [Server.SetLoadContext]'s window, done_reason "load") and GET
+//     /v1/models (with vLLM's max_model_len after [Server.SetMaxModelLen]);
 //   - with [Server.SetOpenAIOnly], a server that is not Ollama (such as
-//     llama.cpp's llama-server): every /api/ path is 404.
+//     llama.cpp's llama-server): every /api/ path is 404, and GET /props
+//     gives its per-slot window after [Server.SetSlotContext].
 //
 // Both chat endpoints answer from one first-in first-out queue of [Turn]s.
 // A turn can also script failures: an error after the content with status

@@ -1,11 +1,13 @@
 package ollamatest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -39,6 +41,9 @@ type Server struct {
 	caps       map[string][]string
 	ctxLens    map[string]int // /api/show model_info context length
 	loaded     []loadedModel  // /api/ps
+	loadCtx    int            // the window an empty /api/generate loads with
+	slotCtx    int            // /props n_ctx (llama.cpp); 0: no /props
+	maxLen     map[string]int // /v1/models max_model_len (vLLM)
 	openaiOnly bool
 	failures   map[string]failure
 	inflight   int // turns being answered
@@ -226,6 +231,40 @@ func (s *Server) SetLoaded(name string, contextLength int) {
 	}
 }
 
+// SetLoadContext sets the window an empty POST /api/generate (Ollama's
+// "load the model" request, made with the server's default options) loads
+// a model with: the server's OLLAMA_CONTEXT_LENGTH. The default, 0, loads
+// it with 4096 tokens, the smallest default Ollama picks.
+func (s *Server) SetLoadContext(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loadCtx = n
+}
+
+// SetSlotContext makes GET /props answer as llama.cpp's llama-server does,
+// with a context window of n tokens per slot
+// (default_generation_settings.n_ctx); 0 makes /props unknown again.
+func (s *Server) SetSlotContext(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.slotCtx = n
+}
+
+// SetMaxModelLen makes GET /v1/models list name with max_model_len n, as
+// vLLM does; 0 removes it.
+func (s *Server) SetMaxModelLen(name string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.maxLen == nil {
+		s.maxLen = map[string]int{}
+	}
+	if n > 0 {
+		s.maxLen[name] = n
+	} else {
+		delete(s.maxLen, name)
+	}
+}
+
 // SetOpenAIOnly makes the server behave like an OpenAI-compatible server
 // that is not Ollama (llama.cpp's llama-server, vLLM): every /api/ path
 // answers 404 in OpenAI's error shape, while /v1/chat/completions and
@@ -295,8 +334,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		methods, serve = []string{"POST"}, s.show
 	case "/api/ps":
 		methods, serve = []string{"GET", "HEAD"}, s.ps
+	case "/api/generate":
+		methods, serve = []string{"POST"}, s.load
 	case "/v1/models":
 		methods, serve = []string{"GET"}, s.openaiModels
+	case "/props":
+		methods, serve = []string{"GET"}, s.props
 	default:
 		s.countUnexpected()
 		http.NotFound(w, r)
@@ -437,23 +480,65 @@ func (s *Server) ps(w http.ResponseWriter, _ *http.Request, _ Recorded) {
 	writeJSON(w, http.StatusOK, map[string]any{"models": list})
 }
 
+// load answers POST /api/generate as Ollama does when the prompt is empty:
+// the model is loaded with the server's default window (SetLoadContext)
+// and the answer is done with done_reason "load". A request with a prompt
+// is not scripted: 404, counted as unexpected.
+func (s *Server) load(w http.ResponseWriter, r *http.Request, rec Recorded) {
+	name, _ := rec.Body["model"].(string)
+	if prompt, _ := rec.Body["prompt"].(string); prompt != "" {
+		s.countUnexpected()
+		http.NotFound(w, r)
+		return
+	}
+	s.mu.Lock()
+	known, n := len(s.models) == 0 || s.known(name), cmp.Or(s.loadCtx, 4096) // as chat: no models set serves every name
+	s.mu.Unlock()
+	if !known {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("model '%s' not found", name)})
+		return
+	}
+	s.SetLoaded(name, n)
+	writeJSON(w, http.StatusOK, map[string]any{"model": name, "created_at": "2026-01-01T00:00:00Z",
+		"response": "", "done": true, "done_reason": "load"})
+}
+
 // openaiModels answers GET /v1/models with the models set by SetModels,
 // in the OpenAI list shape.
 func (s *Server) openaiModels(w http.ResponseWriter, _ *http.Request, _ Recorded) {
 	s.mu.Lock()
 	names := slices.Clone(s.models)
+	maxLen := maps.Clone(s.maxLen)
 	s.mu.Unlock()
 	type entry struct {
-		ID      string `json:"id"`
-		Object  string `json:"object"`
-		Created int64  `json:"created"`
-		OwnedBy string `json:"owned_by"`
+		ID          string `json:"id"`
+		Object      string `json:"object"`
+		Created     int64  `json:"created"`
+		OwnedBy     string `json:"owned_by"`
+		MaxModelLen int    `json:"max_model_len,omitempty"`
 	}
 	list := make([]entry, len(names))
 	for i, n := range names {
-		list[i] = entry{ID: n, Object: "model", Created: 1767225600, OwnedBy: "library"}
+		list[i] = entry{ID: n, Object: "model", Created: 1767225600, OwnedBy: "library", MaxModelLen: maxLen[n]}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": list})
+}
+
+// props answers GET /props as llama-server does, when SetSlotContext set
+// a window; else 404, as Ollama and vLLM answer.
+func (s *Server) props(w http.ResponseWriter, r *http.Request, _ Recorded) {
+	s.mu.Lock()
+	n := s.slotCtx
+	s.mu.Unlock()
+	if n == 0 {
+		http.NotFound(w, r)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"default_generation_settings": map[string]any{"n_ctx": n, "params": map[string]any{}},
+		"total_slots":                 1,
+		"chat_template":               "",
+	})
 }
 
 // writeJSON sends v as a JSON response with status.

@@ -283,8 +283,8 @@ func TestModelsAndCatalog(t *testing.T) {
 	if srv.Unexpected() != 0 {
 		t.Errorf("Unexpected() = %d, want 0", srv.Unexpected())
 	}
-	if status, _, _ := post(t, srv, "/api/generate", `{}`); status != 404 || srv.Unexpected() != 1 {
-		t.Errorf("POST /api/generate = %d, unexpected %d, want 404 and 1", status, srv.Unexpected())
+	if status, _, _ := post(t, srv, "/api/embed", `{}`); status != 404 || srv.Unexpected() != 1 {
+		t.Errorf("POST /api/embed = %d, unexpected %d, want 404 and 1", status, srv.Unexpected())
 	}
 	if resp, err := http.Get(srv.URL + "/api/chat"); err != nil || resp.StatusCode != 405 || srv.Unexpected() != 2 {
 		t.Errorf("GET /api/chat = %v, %v, unexpected %d, want 405 and 2", resp, err, srv.Unexpected())

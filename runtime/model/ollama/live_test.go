@@ -198,8 +198,14 @@ func TestLiveContextWindow(t *testing.T) {
 
 	t.Run("openai ignores context_length", func(t *testing.T) {
 		c := liveClient(t, srv, "openai", func(o *ollama.Options) { o.ContextLength = 16384 })
+		// Asked before the first /v1 call, while the native client's
+		// 16384 is loaded, the server tells the window that call will get.
+		probed, src := c.ServerWindow(t.Context(), live.ModelText.Name)
 		got := chat(t, c, live.ModelText).Usage.PromptTokens
 		window := loadedWindow(t, c, live.ModelText.Name)
+		if probed != window || src != "GET /api/ps" {
+			t.Errorf("ServerWindow before the call = %d (%s), want the window of %d the call ran with, from GET /api/ps", probed, src, window)
+		}
 		if window >= 6000 || got > window || got >= whole {
 			t.Errorf("openai: prompt_tokens %d in a loaded window of %d, want the prompt of %d cut to the server's default window", got, window, whole)
 		}
