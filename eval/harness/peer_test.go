@@ -434,6 +434,12 @@ func TestPeerInterleaved(t *testing.T) {
 		t.Errorf("aider's command line %q lacks the task's checks", args)
 	}
 
+	if strings.Contains(stderr.String(), "another client") {
+		t.Errorf("a run's own requests were taken for another client's:\n%s", stderr.String())
+	}
+	if line := ProgressLine(1, 1, Result{RunnerType: runnerFlow, ModelCalls: 6, Server: &ServerFigures{Requests: 12}}, false); !strings.Contains(line, "another client?") {
+		t.Errorf("a flow run with more server requests than model calls is not flagged: %s", line)
+	}
 	if !strings.Contains(stderr.String(), "[3/12] go-stats-median          rep 1  aider") {
 		t.Errorf("no progress line naming the runner:\n%s", stderr.String())
 	}

@@ -147,6 +147,11 @@ func ProgressLine(i, n int, r Result, withRunner bool) string {
 		r.PromptTokens, r.CompletionTokens, fmtMS(r.WallMS))
 	if r.Server != nil {
 		line += fmt.Sprintf(" server=%d requests, %d prompt tokens (%d evaluated)", r.Server.Requests, r.Server.PromptTokens, r.Server.EvaluatedTokens)
+		// flow's report counts each of its model calls; more requests in
+		// the log mean that someone else used the server meanwhile.
+		if r.RunnerType == runnerFlow && r.Server.Requests > r.ModelCalls {
+			line += fmt.Sprintf(" (more requests than the run's %d model calls: another client?)", r.ModelCalls)
+		}
 	}
 	if r.Error != "" {
 		line += "  error: " + text.OneLine(r.Error, 160)
