@@ -10,7 +10,10 @@
 #   serve   run that Ollama in the foreground on $FLOW_EVAL_OLLAMA_HOST
 #           (default 127.0.0.1:11434) with the imported models, keeping a
 #           loaded model for an hour and a 16384-token window for the
-#           OpenAI-compatible API (OLLAMA_KEEP_ALIVE, OLLAMA_CONTEXT_LENGTH)
+#           OpenAI-compatible API (OLLAMA_KEEP_ALIVE, OLLAMA_CONTEXT_LENGTH);
+#           with FLOW_EVAL_SERVER_LOG=FILE it logs at debug level
+#           (OLLAMA_DEBUG=1) to FILE (appended), the log the evaluation
+#           harness reads with -server-log
 #   all     fetch + import (the default; what `make weights` runs)
 #   info    print the joined file's GGUF metadata (general.name, ...)
 #
@@ -203,9 +206,17 @@ serve() {
 	mkdir -p "$OLLAMA_MODELS_DIR" "$OLLAMA_HOME_DIR"
 	local host="${FLOW_EVAL_OLLAMA_HOST:-127.0.0.1:11434}"
 	log "ollama serve on $host with the models in $OLLAMA_MODELS_DIR (Ctrl-C stops it)"
+	local debug="${OLLAMA_DEBUG:-}" logfile="${FLOW_EVAL_SERVER_LOG:-}"
+	if [ -n "$logfile" ]; then
+		mkdir -p "$(dirname "$logfile")"
+		: >>"$logfile" || die "cannot write the server log $logfile"
+		debug=1
+		log "debug log (OLLAMA_DEBUG=1) appended to $logfile; the harness reads it with -server-log $logfile"
+		exec >>"$logfile" 2>&1
+	fi
 	HOME="$OLLAMA_HOME_DIR" OLLAMA_HOST="$host" OLLAMA_MODELS="$OLLAMA_MODELS_DIR" OLLAMA_NO_CLOUD=1 \
 		OLLAMA_KEEP_ALIVE="${OLLAMA_KEEP_ALIVE:-1h}" OLLAMA_CONTEXT_LENGTH="${OLLAMA_CONTEXT_LENGTH:-16384}" \
-		exec "$OLLAMA_BIN" serve
+		OLLAMA_DEBUG="$debug" exec "$OLLAMA_BIN" serve
 }
 
 cmd="${1:-all}"

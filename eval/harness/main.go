@@ -4,13 +4,18 @@
 // the task was really done.
 //
 //	go run ./eval/harness [-model NAME] [-api native|openai] [-base-url URL]
-//	    [-tasks a,b,prefix*] [-reps N] [-flow bin/flow] [-out FILE] ...
+//	    [-tasks a,b,prefix*] [-reps N] [-flow bin/flow | -flow before=A,after=B]
+//	    [-peer aider] [-server-log FILE] [-out FILE] ...
 //
-// For every task × repetition it prints a progress line; at the end a table
-// (pass rate, verified rate, false verified, median time per task) on
-// stdout. The JSON file (-out) holds the settings, the machine, every result
-// and the summary; it is rewritten after every run, so an interrupted
-// evaluation keeps what it measured.
+// Several labelled flow builds and the peer (aider, with -peer aider) run
+// interleaved: every task × repetition runs each of them in turn on a fresh
+// copy of the project, so that a before/after is measured against the peer
+// in one run. For every run it prints a progress line; at the end a table
+// (pass rate, verified rate, false verified, median time per task; with
+// several runners, their figures side by side) on stdout. The JSON file
+// (-out) holds the settings, the machine, every result and the summaries;
+// it is rewritten after every run, so an interrupted evaluation keeps what
+// it measured.
 package main
 
 import (
@@ -41,14 +46,17 @@ func main() {
 
 // File is the JSON file of one evaluation run.
 type File struct {
-	StartedAt string    `json:"started_at"`
-	Finished  bool      `json:"finished"`
-	Settings  Settings  `json:"settings"`
-	Machine   Machine   `json:"machine"`
-	Results   []Result  `json:"results"`
-	Summary   Summary   `json:"summary"`
-	Unknown   []string  `json:"fields_not_in_report"`
-	Pending   []Pending `json:"pending,omitempty"`
+	StartedAt string   `json:"started_at"`
+	Finished  bool     `json:"finished"`
+	Settings  Settings `json:"settings"`
+	Machine   Machine  `json:"machine"`
+	Results   []Result `json:"results"`
+	Summary   Summary  `json:"summary"`
+	// ByRunner is the summary of each runner's results, in the runners'
+	// order (Summary is of all results together).
+	ByRunner []RunnerSummary `json:"by_runner"`
+	Unknown  []string        `json:"fields_not_in_report"`
+	Pending  []Pending       `json:"pending,omitempty"`
 }
 
 // Settings are the options of the run that matter for comparing runs.
@@ -61,7 +69,24 @@ type Settings struct {
 	Reps          int      `json:"reps"`
 	Tasks         []string `json:"tasks"`
 	Agent         string   `json:"agent,omitempty"`
-	FlowVersion   string   `json:"flow_version"`
+	// FlowVersion is the first flow build's version.
+	FlowVersion string   `json:"flow_version"`
+	Runners     []Runner `json:"runners"`
+	Peer        *Peer    `json:"peer,omitempty"`
+	ServerLog   string   `json:"server_log,omitempty"`
+}
+
+// Peer is how the peer was run, for reading its results.
+type Peer struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	// Flags are the flags of every run; each run adds the task's checks
+	// (with ChecksAsTestCmd), the task as --message and its source files.
+	Flags           []string `json:"flags"`
+	NumCtx          int      `json:"num_ctx"`
+	ChecksAsTestCmd bool     `json:"checks_as_test_cmd"`
+	VerifiedRule    string   `json:"verified_rule"`
+	Figures         string   `json:"figures"`
 }
 
 // Machine describes where the run happened.
@@ -74,17 +99,22 @@ type Machine struct {
 
 // Pending is a task × repetition not run yet.
 type Pending struct {
-	Task string `json:"task"`
-	Rep  int    `json:"rep"`
+	Task   string `json:"task"`
+	Rep    int    `json:"rep"`
+	Runner string `json:"runner"`
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("harness", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := &Options{}
-	var tasks, out string
+	var tasks, out, flowSpec, peer, aiderPath string
 	var doctor bool
-	fs.StringVar(&o.Flow, "flow", "bin/flow", "the flow `binary` to evaluate")
+	fs.StringVar(&flowSpec, "flow", "bin/flow", "the flow `binary` to evaluate, or several labelled ones (before=/tmp/flow-old,after=bin/flow); empty with -peer: the peer only")
+	fs.StringVar(&peer, "peer", "", "run a peer on the same tasks, interleaved with flow: `aider`")
+	fs.StringVar(&aiderPath, "aider", defaultAiderPath(), "the aider `executable` of -peer aider (scripts/aider-venv.sh installs it there)")
+	fs.BoolVar(&o.AiderChecks, "aider-checks", true, "give aider the task's checks as --test-cmd with --auto-test")
+	fs.StringVar(&o.ServerLog, "server-log", "", "the model server's debug log `file` (OLLAMA_DEBUG=1): per run, the requests and prompt tokens it logged")
 	fs.StringVar(&o.TasksDir, "tasks-dir", "eval/tasks", "the `folder` of the tasks")
 	fs.StringVar(&o.ToolsDir, "tools-dir", "eval/tools", "the `folder` with the installed check tools (node_modules/, .venv/)")
 	fs.StringVar(&tasks, "tasks", "", "comma-separated task `names` (a trailing * selects by prefix); empty: all")
@@ -118,6 +148,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if tasks != "" {
 		o.Tasks = strings.Split(tasks, ",")
 	}
+	runners, err := ParseRunners(flowSpec, peer, aiderPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "harness: %v\n", err)
+		return 2
+	}
+	o.Runners = runners
 	if err := absPaths(o); err != nil {
 		fmt.Fprintf(stderr, "harness: %v\n", err)
 		return 2
@@ -147,8 +183,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			defer os.RemoveAll(scratch)
 		}
 	}
-	if doctor {
-		if msg := runDoctor(ctx, o, list[0], scratch); msg != "" {
+	if o.ServerLog != "" {
+		if err := (&ServerLog{Path: o.ServerLog}).Mark(); err != nil {
+			fmt.Fprintf(stderr, "harness: %v (-server-log)\n", err)
+			return 2
+		}
+	}
+	for i := range o.Runners {
+		rn := &o.Runners[i]
+		if rn.Type == runnerAider {
+			if rn.Version, err = aiderVersionOf(ctx, rn.Path); err != nil {
+				fmt.Fprintf(stderr, "harness: %v\n", err)
+				return 1
+			}
+			o.goEnv = goCacheEnv()
+		} else {
+			rn.Version = flowVersion(rn.Path)
+		}
+	}
+	if fl := firstFlow(o.Runners); doctor && fl != nil {
+		if msg := runDoctor(ctx, o, *fl, list[0], scratch); msg != "" {
 			fmt.Fprintf(stderr, "harness: flow doctor is not ok: %s\n", msg)
 			return 1
 		}
@@ -157,7 +211,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "harness: %v\n", err)
 	}
-	WriteTable(stdout, results)
+	if len(o.Runners) > 1 {
+		WriteComparison(stdout, results, o.Runners)
+	} else {
+		WriteTable(stdout, results)
+	}
 	fmt.Fprintf(stdout, "results: %s\n", out)
 	switch {
 	case ctx.Err() != nil:
@@ -169,22 +227,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func absPaths(o *Options) error {
-	for _, p := range []*string{&o.Flow, &o.TasksDir, &o.ToolsDir} {
+	for _, p := range []*string{&o.TasksDir, &o.ToolsDir} {
 		a, err := filepath.Abs(*p)
 		if err != nil {
 			return err
 		}
 		*p = a
 	}
-	if st, err := os.Stat(o.Flow); err != nil || st.IsDir() {
-		return fmt.Errorf("no flow binary at %s: run `make build` or pass -flow", o.Flow)
+	if err := absRunnerPaths(o.Runners); err != nil {
+		return err
 	}
-	if o.WorkDir != "" {
-		a, err := filepath.Abs(o.WorkDir)
+	for _, p := range []*string{&o.WorkDir, &o.ServerLog} {
+		if *p == "" {
+			continue
+		}
+		a, err := filepath.Abs(*p)
 		if err != nil {
 			return err
 		}
-		o.WorkDir = a
+		*p = a
 	}
 	return nil
 }
@@ -200,16 +261,30 @@ func cacheDir() string {
 	return filepath.Join(home, ".cache", "flow-test")
 }
 
-// Evaluate runs every task × repetition in order, printing a progress line
-// for each and rewriting the JSON file out after each.
+// Evaluate runs every task × repetition in order, each runner in turn on
+// a fresh copy, printing a progress line for each run and rewriting the
+// JSON file out after each.
 func Evaluate(ctx context.Context, o *Options, tasks []*Task, scratch, out string, progress io.Writer) ([]Result, error) {
 	f := &File{
 		StartedAt: time.Now().UTC().Format(time.RFC3339),
 		Settings: Settings{Model: o.Model, API: o.API, BaseURL: o.BaseURL, ContextLength: o.ContextLength,
-			CallTimeout: o.CallTimeout, Reps: o.Reps, Agent: o.Agent, FlowVersion: flowVersion(o.Flow)},
-		Machine: machine(),
-		Results: []Result{},
-		Unknown: []string{},
+			CallTimeout: o.CallTimeout, Reps: o.Reps, Agent: o.Agent, Runners: o.Runners, ServerLog: o.ServerLog},
+		Machine:  machine(),
+		Results:  []Result{},
+		ByRunner: []RunnerSummary{},
+		Unknown:  []string{},
+	}
+	if fl := firstFlow(o.Runners); fl != nil {
+		f.Settings.FlowVersion = fl.Version
+	}
+	for _, rn := range o.Runners {
+		if rn.Type == runnerAider {
+			f.Settings.Peer = &Peer{Name: runnerAider, Version: rn.Version, Flags: AiderFixedFlags(o),
+				NumCtx: o.ContextLength, ChecksAsTestCmd: o.AiderChecks,
+				VerifiedRule: "aider exited 0, changed a file, and every check of the task passes (run by the harness after aider)",
+				Figures: "model_calls: the TO LLM entries of --llm-history-file (the coder's requests; not aider's background chat summaries); " +
+					"prompt_tokens, completion_tokens: the message_send events of --analytics-log, the server's counts of non-streamed replies"}
+		}
 	}
 	for _, t := range tasks {
 		f.Settings.Tasks = append(f.Settings.Tasks, t.Name)
@@ -217,31 +292,59 @@ func Evaluate(ctx context.Context, o *Options, tasks []*Task, scratch, out strin
 	var queue []Pending
 	for rep := 1; rep <= o.Reps; rep++ {
 		for _, t := range tasks {
-			queue = append(queue, Pending{Task: t.Name, Rep: rep})
+			for _, rn := range o.Runners {
+				queue = append(queue, Pending{Task: t.Name, Rep: rep, Runner: rn.Label})
+			}
 		}
 	}
 	byName := map[string]*Task{}
 	for _, t := range tasks {
 		byName[t.Name] = t
 	}
+	byLabel := map[string]Runner{}
+	for _, rn := range o.Runners {
+		byLabel[rn.Label] = rn
+	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return nil, fmt.Errorf("results folder: %w", err)
+	}
+	var serverLog *ServerLog
+	if o.ServerLog != "" {
+		serverLog = &ServerLog{Path: o.ServerLog}
 	}
 	f.Pending = queue
 	for i, p := range queue {
 		if ctx.Err() != nil {
 			break
 		}
-		r := RunOne(ctx, o, byName[p.Task], p.Rep, scratch)
+		name := fmt.Sprintf("%s-%d", p.Task, p.Rep)
+		if len(o.Runners) > 1 {
+			name += "-" + p.Runner
+		}
+		var markErr error
+		if serverLog != nil {
+			markErr = serverLog.Mark()
+		}
+		r := RunOne(ctx, o, byLabel[p.Runner], byName[p.Task], p.Rep, scratch, name)
 		if ctx.Err() != nil {
 			// Interrupted: the run measured nothing; it stays pending.
 			f.Pending = queue[i:]
 			break
 		}
+		if serverLog != nil {
+			if markErr != nil {
+				r.ServerError = markErr.Error()
+			} else if fig, err := serverLog.Since(); err != nil {
+				r.ServerError = err.Error()
+			} else {
+				r.Server = &fig
+			}
+		}
 		f.Results = append(f.Results, r)
-		fmt.Fprintln(progress, ProgressLine(i+1, len(queue), r))
+		fmt.Fprintln(progress, ProgressLine(i+1, len(queue), r, len(o.Runners) > 1))
 		f.Pending = queue[i+1:]
 		f.Summary = Summarize(f.Results)
+		f.ByRunner = SummarizeByRunner(f.Results, o.Runners)
 		f.Unknown = unknownFields(f.Results)
 		if err := writeJSON(out, f); err != nil {
 			return f.Results, err
@@ -289,7 +392,7 @@ func writeJSON(path string, v any) error {
 
 // runDoctor runs `flow doctor` with the first task's configuration and
 // returns "" when it is ok, else its reason.
-func runDoctor(ctx context.Context, o *Options, t *Task, scratch string) string {
+func runDoctor(ctx context.Context, o *Options, fl Runner, t *Task, scratch string) string {
 	dir := filepath.Join(scratch, "doctor")
 	ws := filepath.Join(dir, "workspace")
 	if err := prepareWorkspace(t, ws, o.ToolsDir); err != nil {
@@ -301,7 +404,7 @@ func runDoctor(ctx context.Context, o *Options, t *Task, scratch string) string 
 	}
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(dctx, o.Flow, "doctor", "-c", cfg, "-w", ws)
+	cmd := exec.CommandContext(dctx, fl.Path, "doctor", "-c", cfg, "-w", ws)
 	cmd.Env = runEnv(toolPath(o.ToolsDir), dir)
 	out, err := cmd.Output()
 	var rep struct {

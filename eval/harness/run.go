@@ -21,7 +21,9 @@ import (
 
 // Options are the harness's settings (the command-line flags).
 type Options struct {
-	Flow          string // the flow binary
+	// Runners are the flow builds and the peer, run in this order on every
+	// task × repetition.
+	Runners       []Runner
 	TasksDir      string
 	ToolsDir      string // eval/tools: node_modules/ and .venv/
 	Tasks         []string
@@ -35,6 +37,13 @@ type Options struct {
 	WorkDir       string        // scratch space; a temporary directory when empty
 	Keep          bool          // keep the workspaces
 	Agent         string        // extra [agent] lines ("brief_chars = 0"), for comparing settings
+	// AiderChecks gives aider the task's checks as its test command, with
+	// --auto-test.
+	AiderChecks bool
+	// ServerLog is the model server's debug log ("" when not read).
+	ServerLog string
+
+	goEnv []string // GOCACHE, GOMODCACHE, GOPATH for aider's own HOME
 }
 
 const defaultAcceptanceTimeout = 5 * time.Minute
@@ -45,6 +54,10 @@ var agentTable = regexp.MustCompile(`(?m)^\s*\[\s*agent\s*\][^\n]*`)
 // Result is one task × repetition. Fields the run's report does not carry
 // are nil, so that a comparison never mistakes "unknown" for zero.
 type Result struct {
+	// Runner is the label of the flow build or the peer that ran;
+	// RunnerType says which ("flow" or "aider").
+	Runner           string `json:"runner"`
+	RunnerType       string `json:"runner_type"`
 	Task             string `json:"task"`
 	Language         string `json:"language"`
 	Kind             string `json:"kind"`
@@ -78,6 +91,14 @@ type Result struct {
 	ExitCode         int      `json:"exit_code"`
 	AcceptanceOutput string   `json:"acceptance_output,omitempty"`
 	Workspace        string   `json:"workspace,omitempty"`
+	// ChecksPassed and Checks are the task's checks, run by the harness
+	// after a peer's run (flow runs its own; nil for flow).
+	ChecksPassed *bool          `json:"checks_passed,omitempty"`
+	Checks       []CheckOutcome `json:"checks,omitempty"`
+	// Server is what the model server's log says about the run's requests
+	// (-server-log); ServerError says why it could not be read.
+	Server      *ServerFigures `json:"server,omitempty"`
+	ServerError string         `json:"server_log_error,omitempty"`
 }
 
 // flowReport is the part of flow's run report the harness reads; the whole
@@ -194,12 +215,13 @@ func operatorConfig(o *Options, t *Task, workspace string) string {
 	return b.String()
 }
 
-// RunOne runs flow on a fresh copy of the task and then the hidden
-// acceptance test on a copy of what flow left.
-func RunOne(ctx context.Context, o *Options, t *Task, rep int, scratch string) Result {
-	res := Result{Task: t.Name, Language: t.Language, Kind: t.Kind, Possible: t.CanBeDone(), Rep: rep,
-		ChangedFiles: []string{}, Roles: []string{}}
-	dir := filepath.Join(scratch, fmt.Sprintf("%s-%d", t.Name, rep))
+// RunOne runs one runner (a flow build or the peer) on a fresh copy of
+// the task in scratch/name, and then the hidden acceptance test on a copy of
+// what it left.
+func RunOne(ctx context.Context, o *Options, rn Runner, t *Task, rep int, scratch, name string) Result {
+	res := Result{Runner: rn.Label, RunnerType: rn.Type, Task: t.Name, Language: t.Language, Kind: t.Kind,
+		Possible: t.CanBeDone(), Rep: rep, ChangedFiles: []string{}, Roles: []string{}}
+	dir := filepath.Join(scratch, name)
 	ws := filepath.Join(dir, "workspace")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		res.Status, res.Error = "harness_error", err.Error()
@@ -212,18 +234,48 @@ func RunOne(ctx context.Context, o *Options, t *Task, rep int, scratch string) R
 		res.Status, res.Error = "harness_error", err.Error()
 		return res
 	}
+	path := toolPath(o.ToolsDir)
+	env := runEnv(path, dir)
+	switch rn.Type {
+	case runnerAider:
+		runAider(ctx, o, rn, t, dir, ws, env, &res)
+	default:
+		runFlow(ctx, o, rn, t, dir, ws, env, &res)
+	}
+	if ctx.Err() != nil {
+		return res // interrupted: the caller drops the run
+	}
+
+	passed, out, aerr := runAcceptance(ctx, t, ws, filepath.Join(dir, "accept"), env)
+	res.AcceptancePassed = passed
+	res.AcceptanceOutput = out
+	if aerr != nil && res.Error == "" {
+		res.Error = "acceptance: " + aerr.Error()
+	}
+	res.FalseVerified = res.Verified && !res.AcceptancePassed
+	if t.CanBeDone() {
+		res.Pass = res.AcceptancePassed
+	} else {
+		res.Pass = !res.Verified
+	}
+	if !o.Keep {
+		_ = os.RemoveAll(ws)
+		_ = os.RemoveAll(filepath.Join(dir, "accept"))
+	}
+	return res
+}
+
+// runFlow runs a flow build on ws and fills res from its report.
+func runFlow(ctx context.Context, o *Options, rn Runner, t *Task, dir, ws string, env []string, res *Result) {
 	cfg := filepath.Join(dir, "flow.toml")
 	if err := os.WriteFile(cfg, []byte(operatorConfig(o, t, ws)), 0o644); err != nil {
 		res.Status, res.Error = "harness_error", err.Error()
-		return res
+		return
 	}
-	path := toolPath(o.ToolsDir)
-	env := runEnv(path, dir)
-
 	runCtx, cancel := context.WithTimeout(ctx, o.TaskTimeout)
 	defer cancel()
 	start := time.Now()
-	cmd := exec.CommandContext(runCtx, o.Flow, "run", "--trusted", "-q", "-c", cfg, "-w", ws, t.Text)
+	cmd := exec.CommandContext(runCtx, rn.Path, "run", "--trusted", "-q", "-c", cfg, "-w", ws, t.Text)
 	cmd.Env = env
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -249,26 +301,8 @@ func RunOne(ctx context.Context, o *Options, t *Task, rep int, scratch string) R
 			res.Error = fmt.Sprintf("flow run printed no report: %v", jerr)
 		}
 	} else {
-		fillFromReport(&res, &rep0)
+		fillFromReport(res, &rep0)
 	}
-
-	passed, out, aerr := runAcceptance(ctx, t, ws, filepath.Join(dir, "accept"), env)
-	res.AcceptancePassed = passed
-	res.AcceptanceOutput = out
-	if aerr != nil && res.Error == "" {
-		res.Error = "acceptance: " + aerr.Error()
-	}
-	res.FalseVerified = res.Verified && !res.AcceptancePassed
-	if t.CanBeDone() {
-		res.Pass = res.AcceptancePassed
-	} else {
-		res.Pass = !res.Verified
-	}
-	if !o.Keep {
-		_ = os.RemoveAll(ws)
-		_ = os.RemoveAll(filepath.Join(dir, "accept"))
-	}
-	return res
 }
 
 func runEnv(path, dir string) []string {

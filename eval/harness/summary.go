@@ -23,8 +23,20 @@ type Summary struct {
 	MedianWallMS     int64   `json:"median_wall_ms"`
 	MedianMSPerCall  int64   `json:"median_wall_ms_per_model_call"`
 	MedianModelCalls float64 `json:"median_model_calls"`
+	ModelCalls       int     `json:"model_calls"`
 	PromptTokens     int     `json:"prompt_tokens"`
 	CompletionTokens int     `json:"completion_tokens"`
+	// Server sums the runs' server-log figures; nil when no run has them,
+	// and ServerRuns says how many runs it covers.
+	Server     *ServerFigures `json:"server,omitempty"`
+	ServerRuns int            `json:"server_runs,omitempty"`
+}
+
+// RunnerSummary is the summary of one runner's results.
+type RunnerSummary struct {
+	Runner  string  `json:"runner"`
+	Type    string  `json:"type"`
+	Summary Summary `json:"summary"`
 }
 
 // Summarize computes the figures over results.
@@ -51,8 +63,16 @@ func Summarize(results []Result) Summary {
 		if r.ModelCalls > 0 {
 			perCall = append(perCall, r.WallMS/int64(r.ModelCalls))
 		}
+		s.ModelCalls += r.ModelCalls
 		s.PromptTokens += r.PromptTokens
 		s.CompletionTokens += r.CompletionTokens
+		if r.Server != nil {
+			if s.Server == nil {
+				s.Server = &ServerFigures{}
+			}
+			s.Server.Add(*r.Server)
+			s.ServerRuns++
+		}
 	}
 	if s.Runs > 0 {
 		s.PassRate = float64(s.Passed) / float64(s.Runs)
@@ -62,6 +82,26 @@ func Summarize(results []Result) Summary {
 	s.MedianMSPerCall = medianInt(perCall)
 	s.MedianModelCalls = medianFloat(calls)
 	return s
+}
+
+// SummarizeByRunner summarizes each runner's results, in the runners'
+// order.
+func SummarizeByRunner(results []Result, runners []Runner) []RunnerSummary {
+	out := make([]RunnerSummary, 0, len(runners))
+	for _, rn := range runners {
+		out = append(out, RunnerSummary{Runner: rn.Label, Type: rn.Type, Summary: Summarize(ofRunner(results, rn.Label))})
+	}
+	return out
+}
+
+func ofRunner(results []Result, label string) []Result {
+	var out []Result
+	for _, r := range results {
+		if r.Runner == label {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func medianInt(xs []int64) int64 {
@@ -88,8 +128,9 @@ func medianFloat(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// ProgressLine is the line printed after each task × repetition.
-func ProgressLine(i, n int, r Result) string {
+// ProgressLine is the line printed after each run; withRunner names the
+// runner (when there are several).
+func ProgressLine(i, n int, r Result, withRunner bool) string {
 	mark := "FAIL"
 	if r.Pass {
 		mark = "pass"
@@ -97,9 +138,21 @@ func ProgressLine(i, n int, r Result) string {
 	if r.FalseVerified {
 		mark = "FALSE-VERIFIED"
 	}
-	line := fmt.Sprintf("[%d/%d] %-24s rep %d  %-14s status=%s verified=%t acceptance=%t calls=%d tools=%d tokens=%d+%d %s",
-		i, n, r.Task, r.Rep, mark, r.Status, r.Verified, r.AcceptancePassed, r.ModelCalls, r.ToolCalls,
+	task := fmt.Sprintf("%-24s rep %d", r.Task, r.Rep)
+	if withRunner {
+		task += fmt.Sprintf("  %-8s", r.Runner)
+	}
+	line := fmt.Sprintf("[%d/%d] %s  %-14s status=%s verified=%t acceptance=%t calls=%d tools=%d tokens=%d+%d %s",
+		i, n, task, mark, r.Status, r.Verified, r.AcceptancePassed, r.ModelCalls, r.ToolCalls,
 		r.PromptTokens, r.CompletionTokens, fmtMS(r.WallMS))
+	if r.Server != nil {
+		line += fmt.Sprintf(" server=%d requests, %d prompt tokens (%d evaluated)", r.Server.Requests, r.Server.PromptTokens, r.Server.EvaluatedTokens)
+		// flow's report counts each of its model calls; more requests in
+		// the log mean that someone else used the server meanwhile.
+		if r.RunnerType == runnerFlow && r.Server.Requests > r.ModelCalls {
+			line += fmt.Sprintf(" (more requests than the run's %d model calls: another client?)", r.ModelCalls)
+		}
+	}
 	if r.Error != "" {
 		line += "  error: " + text.OneLine(r.Error, 160)
 	} else if !r.Pass && r.Reason != "" {
@@ -143,4 +196,71 @@ func WriteTable(w io.Writer, results []Result) {
 
 func fmtMS(ms int64) string {
 	return (time.Duration(ms) * time.Millisecond).Round(100 * time.Millisecond).String()
+}
+
+// WriteComparison prints the runners side by side: for each task one row
+// per runner, then the totals per runner. The server columns appear when
+// the runs have server-log figures.
+func WriteComparison(w io.Writer, results []Result, runners []Runner) {
+	var order []string
+	seen := map[string]bool{}
+	for _, r := range results {
+		if !seen[r.Task] {
+			seen[r.Task] = true
+			order = append(order, r.Task)
+		}
+	}
+	server := false
+	for _, r := range results {
+		server = server || r.Server != nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := "task\trunner\truns\tpass\tverified\tfalse verified\tmodel calls\tprompt tokens\tmedian time"
+	if server {
+		head += "\tserver requests\tserver prompt\tevaluated"
+	}
+	fmt.Fprintln(tw, head)
+	row := func(task string, rn Runner, rs []Result) {
+		s := Summarize(rs)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s", task, rn.Label, s.Runs, s.Passed, s.Verified,
+			s.FalseVerified, s.ModelCalls, s.PromptTokens, fmtMS(s.MedianWallMS))
+		if server {
+			if s.Server != nil && s.ServerRuns == s.Runs {
+				fmt.Fprintf(tw, "\t%d\t%d\t%d", s.Server.Requests, s.Server.PromptTokens, s.Server.EvaluatedTokens)
+			} else {
+				fmt.Fprint(tw, "\t-\t-\t-")
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	for _, name := range order {
+		var rs []Result
+		for _, r := range results {
+			if r.Task == name {
+				rs = append(rs, r)
+			}
+		}
+		for i, rn := range runners {
+			label := ""
+			if i == 0 {
+				label = name
+			}
+			row(label, rn, ofRunner(rs, rn.Label))
+		}
+	}
+	for i, rn := range runners {
+		label := ""
+		if i == 0 {
+			label = "all tasks"
+		}
+		row(label, rn, ofRunner(results, rn.Label))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	for _, rn := range runners {
+		s := Summarize(ofRunner(results, rn.Label))
+		fmt.Fprintf(w, "%s (%s %s): runs %d · pass rate %.0f%% (%d) · verified rate %.0f%% (%d) · false verified %d · median time per task %s · model calls %d · prompt tokens %d · harness errors %d\n",
+			rn.Label, rn.Type, rn.Version, s.Runs, 100*s.PassRate, s.Passed, 100*s.VerifiedRate, s.Verified, s.FalseVerified,
+			fmtMS(s.MedianWallMS), s.ModelCalls, s.PromptTokens, s.HarnessErrors)
+	}
 }
