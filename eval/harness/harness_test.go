@@ -196,6 +196,12 @@ func TestScriptedRuns(t *testing.T) {
 		// is the reviewer asked.
 		{"go-server-host", "code-answer", "go", "native", true, true, []string{"config.go", "host_test.go", "server.go"}},
 		{"go-server-host", "code-answer", "go", "openai", true, true, []string{"config.go", "host_test.go", "server.go"}},
+		// The server says the model has 1.5B parameters, so agent.edit_format
+		// = "auto" gives the coder the whole-file format: its answer holds
+		// stats.go whole, the host writes it, the failing test now passes,
+		// and the one reviewer call approves.
+		{"go-stats-median", "whole", "go", "native", true, true, []string{"stats.go"}},
+		{"go-stats-median", "whole", "go", "openai", true, true, []string{"stats.go"}},
 	}
 	for _, c := range cases {
 		t.Run(c.task+"/"+c.script+"/"+c.api, func(t *testing.T) {
@@ -261,6 +267,9 @@ func TestScriptedRuns(t *testing.T) {
 			// "auto" skips the planner, and the scripts have no planner turn.
 			if len(r.Roles) == 0 || !strings.HasPrefix(r.Roles[0], "planner:skipped") {
 				t.Errorf("roles %v, want the planner skipped first", r.Roles)
+			}
+			if c.script == "whole" && (r.EditFormat != "whole" || r.ModelCalls != 2 || r.ToolCallsText == nil || *r.ToolCallsText != 1 || r.Evidence != "fixed") {
+				t.Errorf("whole: edit format %q, %d model calls, %v tool calls from text, evidence %q; want whole, 2 (coder, reviewer), 1, fixed", r.EditFormat, r.ModelCalls, r.ToolCallsText, r.Evidence)
 			}
 			if c.script == "code-answer" && (r.ToolCallsText == nil || *r.ToolCallsText != 2 || r.ModelCalls != 4) {
 				t.Errorf("code answer: %v tool calls from text in %d model calls, want 2 in 4 (coder; repair coder ×2; reviewer)", r.ToolCallsText, r.ModelCalls)

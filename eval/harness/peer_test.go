@@ -24,6 +24,8 @@ func TestParseRunners(t *testing.T) {
 		{"before=/tmp/flow-old,after=bin/flow", "", "before:flow=/tmp/flow-old after:flow=bin/flow", ""},
 		{" before = /a , after=/b ", "aider", "before:flow=/a after:flow=/b aider:aider=/venv/aider", ""},
 		{"", "aider", "aider:aider=/venv/aider", ""},
+		{`tools=bin/flow@edit_format = "tools",whole=bin/flow@edit_format = "whole"; answer_code = false`, "",
+			`tools:flow=bin/flow[edit_format = "tools"] whole:flow=bin/flow[edit_format = "whole"; answer_code = false]`, ""},
 		{"/a,/b", "", "", "each needs a label"},
 		{"x=/a,x=/b", "", "", "given twice"},
 		{"aider=/a", "aider", "", "the peer's"},
@@ -42,7 +44,11 @@ func TestParseRunners(t *testing.T) {
 		}
 		var parts []string
 		for _, r := range got {
-			parts = append(parts, r.Label+":"+r.Type+"="+r.Path)
+			p := r.Label + ":" + r.Type + "=" + r.Path
+			if r.Agent != "" {
+				p += "[" + r.Agent + "]"
+			}
+			parts = append(parts, p)
 		}
 		if err != nil || strings.Join(parts, " ") != c.want {
 			t.Errorf("ParseRunners(%q, %q) = %v, %v; want %s", c.flow, c.peer, parts, err, c.want)
@@ -458,5 +464,18 @@ func TestPeerInterleaved(t *testing.T) {
 		if !strings.Contains(table, want) {
 			t.Errorf("the table lacks %q:\n%s", want, table)
 		}
+	}
+}
+
+// TestRunnerAgentSettings: a build's own [agent] settings follow -agent's
+// in its runs' configuration.
+func TestRunnerAgentSettings(t *testing.T) {
+	o := &Options{Agent: "brief_chars = 0", BaseURL: "http://x", Model: "m", API: "native"}
+	text := operatorConfig(Runner{Agent: `edit_format = "whole"`}.options(o), &Task{}, "/ws")
+	if !strings.Contains(text, "[agent]\nbrief_chars = 0\nedit_format = \"whole\"\n") {
+		t.Errorf("configuration:\n%s\nwant both settings in one [agent] table", text)
+	}
+	if o.Agent != "brief_chars = 0" {
+		t.Errorf("-agent became %q; the build's settings must not leak into the options", o.Agent)
 	}
 }

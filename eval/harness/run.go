@@ -99,6 +99,11 @@ type Result struct {
 	// (-server-log); ServerError says why it could not be read.
 	Server      *ServerFigures `json:"server,omitempty"`
 	ServerError string         `json:"server_log_error,omitempty"`
+	// EditFormat is how flow's coder changed files ("tools", "whole"), and
+	// Evidence what verified the run, from the report; "" when it does
+	// not say.
+	EditFormat string `json:"edit_format,omitempty"`
+	Evidence   string `json:"evidence,omitempty"`
 }
 
 // flowReport is the part of flow's run report the harness reads; the whole
@@ -121,9 +126,15 @@ type flowReport struct {
 		ToolErrors int    `json:"tool_errors"`
 		Error      string `json:"error"`
 	} `json:"roles"`
-	Events []map[string]any `json:"events"`
-	Reason string           `json:"reason"`
-	Error  string           `json:"error"`
+	Events     []map[string]any `json:"events"`
+	Reason     string           `json:"reason"`
+	Error      string           `json:"error"`
+	EditFormat *struct {
+		Format string `json:"format"`
+	} `json:"edit_format"`
+	Verification *struct {
+		Evidence string `json:"evidence"`
+	} `json:"verification"`
 }
 
 // toolPath is PATH with the evaluation's own tools first: tsc from
@@ -265,10 +276,19 @@ func RunOne(ctx context.Context, o *Options, rn Runner, t *Task, rep int, scratc
 	return res
 }
 
+// options are o with the build's own [agent] settings after -agent's.
+func (rn Runner) options(o *Options) *Options {
+	ro := *o
+	if rn.Agent != "" {
+		ro.Agent = strings.Trim(o.Agent+";"+rn.Agent, ";")
+	}
+	return &ro
+}
+
 // runFlow runs a flow build on ws and fills res from its report.
 func runFlow(ctx context.Context, o *Options, rn Runner, t *Task, dir, ws string, env []string, res *Result) {
 	cfg := filepath.Join(dir, "flow.toml")
-	if err := os.WriteFile(cfg, []byte(operatorConfig(o, t, ws)), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(operatorConfig(rn.options(o), t, ws)), 0o644); err != nil {
 		res.Status, res.Error = "harness_error", err.Error()
 		return
 	}
@@ -336,6 +356,12 @@ func fillFromReport(res *Result, r *flowReport) {
 	res.CompletionTokens = r.Usage.CompletionTokens
 	res.Reason = text.OneLine(r.Reason, 300)
 	res.Error = text.OneLine(r.Error, 300)
+	if r.EditFormat != nil {
+		res.EditFormat = r.EditFormat.Format
+	}
+	if r.Verification != nil {
+		res.Evidence = r.Verification.Evidence
+	}
 	for _, role := range r.Roles {
 		s := fmt.Sprintf("%s:%s/%d", role.Role, role.Status, role.Turns)
 		if role.Error != "" {

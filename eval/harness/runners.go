@@ -15,6 +15,10 @@ type Runner struct {
 	Type    string `json:"type"` // runnerFlow or runnerAider
 	Path    string `json:"path"`
 	Version string `json:"version"`
+	// Agent are extra [agent] settings of this build's runs, after -agent's
+	// ("edit_format = \"whole\""), so that one binary can be compared
+	// with itself under two settings.
+	Agent string `json:"agent,omitempty"`
 }
 
 const (
@@ -26,8 +30,10 @@ var runnerLabel = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 
 // ParseRunners reads -flow and -peer. flow is one binary ("bin/flow",
 // labelled "flow") or comma-separated labelled binaries
-// ("before=/tmp/flow-old,after=bin/flow"); it may be empty when there is a
-// peer. peer is "" or "aider", run with the executable aiderPath. The order
+// ("before=/tmp/flow-old,after=bin/flow"), each with optional [agent]
+// settings after an @, ';'-separated
+// (`tools=bin/flow@edit_format="tools",whole=bin/flow@edit_format="whole"`);
+// it may be empty when there is a peer. peer is "" or "aider", run with the executable aiderPath. The order
 // is the order of the runs within each task × repetition: the flow builds as
 // given, then the peer.
 func ParseRunners(flow, peer, aiderPath string) ([]Runner, error) {
@@ -45,6 +51,8 @@ func ParseRunners(flow, peer, aiderPath string) ([]Runner, error) {
 				label, path = runnerFlow, item
 			}
 			label, path = strings.TrimSpace(label), strings.TrimSpace(path)
+			path, agent, _ := strings.Cut(path, "@")
+			path = strings.TrimSpace(path)
 			switch {
 			case path == "":
 				return nil, fmt.Errorf("-flow %q: no path for %q", flow, item)
@@ -56,7 +64,7 @@ func ParseRunners(flow, peer, aiderPath string) ([]Runner, error) {
 				return nil, fmt.Errorf("-flow %q: the label %q is the peer's", flow, label)
 			}
 			seen[label] = true
-			out = append(out, Runner{Label: label, Type: runnerFlow, Path: path})
+			out = append(out, Runner{Label: label, Type: runnerFlow, Path: path, Agent: strings.TrimSpace(agent)})
 		}
 	}
 	switch peer {

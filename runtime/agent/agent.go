@@ -140,6 +140,9 @@ func (r *run) report(ctx context.Context) report.Run {
 		Baseline: r.baseline, ModelCalls: r.rec.modelCalls, ToolCalls: r.rec.toolCalls, Cycles: r.cycles,
 		Usage: r.rec.usage, Summary: res.summary, Reason: res.reason, Error: res.err,
 	}
+	if r.editFormat != "" {
+		rep.EditFormat = &report.EditFormat{Format: r.editFormat, Why: r.editWhy}
+	}
 	if rep.Workspace == "" && r.deps.FS != nil {
 		rep.Workspace = r.deps.FS.Root()
 	}
@@ -183,6 +186,7 @@ func (r *run) setup(ctx context.Context) error {
 			r.emit(progress.Event{Kind: progress.Warning, Message: err.Error()})
 		}
 	}
+	r.editFormat, r.editWhy = r.resolveEditFormat(ctx)
 	return nil
 }
 

@@ -15,6 +15,9 @@ type callBatch struct {
 	// duplicate maps the index of every call whose id was not unique in the
 	// batch to the error it gets instead of being executed.
 	duplicate map[int]string
+	// refused maps the index of every call the extraction refused to the
+	// error it gets instead of being executed.
+	refused map[int]string
 }
 
 // normaliseCalls gives every call of a batch a unique id, so that each can

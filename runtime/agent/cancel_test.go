@@ -58,7 +58,7 @@ func TestCancelDuringSlowModelTurn(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	done := runAsync(ctx, t, h, "task")
-	waitFor(t, "the model request", func() bool { return len(srv.Requests()) > 0 })
+	waitFor(t, "the model request", func() bool { return len(chatRequests(srv)) > 0 })
 	cancel()
 	rep := await(t, done)
 	if rep.Status != report.StatusCancelled || rep.Error != ReasonCancelled || rep.Reason != ReasonCancelled || rep.Verified {

@@ -49,7 +49,7 @@ func (r *run) skipRole(name, why string) outcome {
 // user message — the run's shared part (the task, the brief), then the
 // role's context and its instructions (doc/design.md §6.5).
 func (r *run) open(ctx context.Context, s *session, roleCtx map[string]any) *end {
-	instructions, err := rolePrompt(s.p.role, s.p.answerCode)
+	instructions, err := s.p.instructions()
 	if err != nil {
 		return &end{cause: causeSetup, detail: err.Error()}
 	}

@@ -28,6 +28,10 @@ type policy struct {
 	// answerCode: code in an answer that changed no file is applied
 	// (agent.answer_code, trusted coder), and the system prompt says so.
 	answerCode bool
+	// whole: the coder answers with each changed file whole, in a fenced
+	// block named by its path, and the host writes it (agent.edit_format,
+	// trusted coder).
+	whole bool
 	// nudge: an answer while no file changed gets one reminder that
 	// nothing was applied (trusted coder).
 	nudge bool
@@ -68,6 +72,7 @@ func (r *env) policyFor(name string) policy {
 	switch name {
 	case config.RoleCoder:
 		p.answerCode = r.cfg.Agent.AnswerCode && r.cfg.Trusted
+		p.whole = r.editFormat == config.EditWhole && r.cfg.Trusted
 		p.nudge = r.cfg.Trusted
 		p.doneAfterRepeats = true
 		p.showChanged = true

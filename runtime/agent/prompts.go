@@ -36,7 +36,7 @@ const (
 // answerCode (agent.answer_code) says what the coder is told about code in
 // its answer.
 func rolePrompt(role string, answerCode bool) (string, error) {
-	if role == "system" {
+	if role == "system" || strings.Contains(role, ".") {
 		return "", fmt.Errorf("instructions of role %q: no such role", role)
 	}
 	b, err := promptFiles.ReadFile("prompts/" + role + ".md")
@@ -47,4 +47,17 @@ func rolePrompt(role string, answerCode bool) (string, error) {
 		return strings.Replace(string(b), codeChangesNothing, codeIsApplied, 1), nil
 	}
 	return string(b), nil
+}
+
+// instructions are policy p's role instructions: the coder's whole-file
+// variant (prompts/coder.whole.md) in that edit format.
+func (p policy) instructions() (string, error) {
+	if p.whole {
+		b, err := promptFiles.ReadFile("prompts/" + p.role + ".whole.md")
+		if err != nil {
+			return "", fmt.Errorf("instructions of role %q in the whole-file format: %w", p.role, err)
+		}
+		return string(b), nil
+	}
+	return rolePrompt(p.role, p.answerCode)
 }

@@ -61,6 +61,7 @@ func (s *session) turn(ctx context.Context, n int, last bool) (*turn, *end) {
 	}
 	t := &turn{n: n, last: last, content: c.resp.Message.Content}
 	t.calls = normaliseCalls(ex.calls, s.p.role, s.k, n)
+	t.calls.refused = ex.refused
 	t.empty = len(t.calls.calls) == 0 && strings.TrimSpace(t.content) == ""
 	if ex.source == fromCode {
 		t.code = ex.paths

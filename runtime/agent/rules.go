@@ -25,7 +25,7 @@ func (s *session) newRules() []rule {
 		rs = append(rs, rule{"verdict", s.verdictRule})
 	}
 	if p.nudge {
-		rs = append(rs, noChangeRule(s.r.cfg.Agent.AnswerCode))
+		rs = append(rs, noChangeRule(noChangeMessage(p)))
 	}
 	return append(rs,
 		rule{"answered", answeredRule},
@@ -65,14 +65,14 @@ func emptyReplyRule(p policy) rule {
 // noChangeRule: a coder that answers while no file changed in this
 // invocation (with code that could not be applied, or with a claim that
 // it changed a file) is told once that nothing was applied.
-func noChangeRule(answerCode bool) rule {
+func noChangeRule(message string) rule {
 	nudged := false
 	return rule{"no change", func(_ context.Context, t *turn) decision {
 		if len(t.calls.calls) > 0 || nudged || t.wrote || t.last {
 			return pass
 		}
 		nudged = true
-		return decision{say: noChangeMessage(answerCode)}
+		return decision{say: message}
 	}}
 }
 
@@ -85,14 +85,16 @@ func answeredRule(_ context.Context, t *turn) decision {
 	return stop(end{cause: causeAnswered, summary: text.Truncate(t.content, maxSummaryChars)})
 }
 
-// codeAppliedRule: once the answer's code is applied without an error,
-// the coder is done; its checks and the reviewer judge the change.
+// codeAppliedRule: once the answer's code is applied without an error
+// (every call made from it ran and succeeded), the coder is done; its
+// checks and the reviewer judge the change. A refused block (a whole file
+// that leaves code out) keeps the coder going: it reads why.
 func codeAppliedRule(_ context.Context, t *turn) decision {
 	if len(t.code) == 0 {
 		return pass
 	}
 	for _, res := range t.results {
-		if !res.refused && res.status != report.StatusOK {
+		if res.status != report.StatusOK {
 			return pass
 		}
 	}
@@ -215,8 +217,15 @@ const (
 	msgNoChangeCode = "Your answer changed no file. Make the change now: call file_edit, or answer with each whole changed function (or the whole file) in a fenced code block, which the host applies. If the task really needs no further change, answer again without code and say why."
 )
 
-func noChangeMessage(answerCode bool) string {
-	if answerCode {
+// msgNoChangeWhole is the reminder in the whole-file format.
+const msgNoChangeWhole = "Your answer changed no file. Make the change now: give the complete new content of each file you change, its path on a line of its own and then the whole file in a fenced code block, which the host writes. If the task really needs no further change, answer again without code and say why."
+
+// noChangeMessage is the reminder of policy p's coder.
+func noChangeMessage(p policy) string {
+	switch {
+	case p.whole:
+		return msgNoChangeWhole
+	case p.answerCode:
 		return msgNoChangeCode
 	}
 	return msgNoChange

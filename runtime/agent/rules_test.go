@@ -122,15 +122,19 @@ func TestEmptyReplyRule(t *testing.T) {
 func TestNoChangeRule(t *testing.T) {
 	wrote := &turn{content: "done", wrote: true}
 	last := &turn{content: "done", last: true}
-	runRule(t, func() rule { return noChangeRule(false) }, []ruleCase{
+	coder := policy{role: config.RoleCoder}
+	runRule(t, func() rule { return noChangeRule(noChangeMessage(coder)) }, []ruleCase{
 		{"told once", []*turn{answerTurn("I changed a.go"), answerTurn("I changed a.go")},
 			[]want{"say:only file_edit and file_write change files", "pass"}},
 		{"a change was made", []*turn{wrote}, []want{"pass"}},
 		{"calls are not an answer", []*turn{withCalls(ran("a", "ok"))}, []want{"pass"}},
 		{"no turn left", []*turn{last}, []want{"pass"}},
 	})
-	runRule(t, func() rule { return noChangeRule(true) }, []ruleCase{
+	runRule(t, func() rule { return noChangeRule(noChangeMessage(policy{answerCode: true})) }, []ruleCase{
 		{"with answer code it names code blocks", []*turn{answerTurn("x")}, []want{"say:in a fenced code block, which the host applies"}},
+	})
+	runRule(t, func() rule { return noChangeRule(noChangeMessage(policy{whole: true, answerCode: true})) }, []ruleCase{
+		{"in the whole-file format it asks for whole files", []*turn{answerTurn("x")}, []want{"say:then the whole file in a fenced code block, which the host writes"}},
 	})
 }
 

@@ -74,10 +74,13 @@ type env struct {
 	// events is the run's progress sink; nil when nobody listens.
 	events  func(progress.Event)
 	windows map[string]*window // the prompt budget of each model's context window
-	changed map[string]bool
-	writes  int // file changes made by tools, each edit of a file counted
-	cycles  int // the cycle under way (0 for the planner)
-	invoked int // role invocations so far (the k of synthesised call ids)
+	// editFormat is the coder's edit format (config.EditTools or
+	// config.EditWhole), resolved when the run is set up; editWhy says why.
+	editFormat, editWhy string
+	changed             map[string]bool
+	writes              int // file changes made by tools, each edit of a file counted
+	cycles              int // the cycle under way (0 for the planner)
+	invoked             int // role invocations so far (the k of synthesised call ids)
 	// edit is the current tool call's write, for its event's diff.
 	edit editCapture
 

@@ -24,7 +24,11 @@ func (s *session) admit(ctx context.Context, t *turn, fromText bool) *end {
 	}
 	for i, c := range t.calls.calls {
 		rec.toolCalls++
-		if msg, dup := t.calls.duplicate[i]; dup {
+		msg, dup := t.calls.duplicate[i]
+		if refusal, ok := t.calls.refused[i]; ok && !dup {
+			msg, dup = refusal, true
+		}
+		if dup {
 			s.toolErrors++
 			s.answer(t, c, s.refusal(c, msg, fromText), nil)
 			t.results = append(t.results, callResult{key: callKey(c), status: report.StatusError, refused: true})

@@ -109,6 +109,10 @@ type extraction struct {
 	calls  []model.ToolCall
 	source source
 	paths  []string
+	// refused maps the index of each call made from the answer that is
+	// answered with an error instead of being run (a whole file that
+	// leaves code out) to that error.
+	refused map[int]string
 }
 
 // extractor finds a reply's tool calls one way; ok is false when this way
@@ -116,10 +120,14 @@ type extraction struct {
 type extractor func(ctx context.Context, s *session, resp model.Response) (extraction, bool)
 
 // extractors are the ways a role's tool calls are found, in order: the
-// API's own, then calls written as text, then (for a coder with
-// agent.answer_code) the code of an answer that changed no file.
+// API's own, then calls written as text, then (for a coder in the
+// whole-file format) the files its answer gives whole, then (for a coder
+// with agent.answer_code) the code of an answer that changed no file.
 func (p policy) extractors() []extractor {
 	ex := []extractor{nativeCalls, textCalls}
+	if p.whole {
+		ex = append(ex, wholeCalls)
+	}
 	if p.answerCode {
 		ex = append(ex, codeCalls)
 	}

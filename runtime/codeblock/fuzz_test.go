@@ -3,6 +3,7 @@ package codeblock
 import (
 	"go/parser"
 	"go/token"
+	"strings"
 	"testing"
 )
 
@@ -38,6 +39,24 @@ func FuzzChanges(f *testing.F) {
 			if len(again) != 0 {
 				t.Fatalf("the answer applied twice changes again:\nfirst:\n%s\nsecond:\n%s", c.New, again[0].New)
 			}
+		}
+	})
+}
+
+// FuzzWholeFiles: whatever the answer, WholeFiles does not panic, every
+// path it returns is relative and stays in the workspace, and no path is
+// returned twice.
+func FuzzWholeFiles(f *testing.F) {
+	f.Add("stats.go\n```go\npackage stats\n```\n")
+	f.Add("### File: **`a/b.py`**:\n```python\ndef f():\n    ...\n```\n")
+	f.Add("```go x.go\n// x.go\n```\n````\n```\n````\n")
+	f.Fuzz(func(t *testing.T, answer string) {
+		seen := map[string]bool{}
+		for _, w := range WholeFiles(answer, func(string) (string, bool) { return "", false }) {
+			if w.Path == "" || strings.HasPrefix(w.Path, "/") || strings.Contains(w.Path, "..") || seen[w.Path] {
+				t.Fatalf("path %q (seen %t)", w.Path, seen[w.Path])
+			}
+			seen[w.Path] = true
 		}
 	})
 }

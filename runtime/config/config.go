@@ -88,12 +88,25 @@ type Agent struct {
 	// AnswerCode applies the code blocks of a coder's answer that changed
 	// no file, as the file_edit calls they stand for (package codeblock).
 	AnswerCode bool `json:"answer_code"`
+	// EditFormat is how the coder changes files: EditTools (file_edit and
+	// file_write calls), EditWhole (the answer holds the complete new text
+	// of each changed file, in a fenced block named by its path) or
+	// EditAuto (whole for a small model or one without tool calls, as the
+	// server describes it; tools otherwise). "" means EditAuto.
+	EditFormat string `json:"edit_format"`
 }
 
 // The values of agent.planner.
 const (
 	PlannerAuto   = "auto"
 	PlannerAlways = "always"
+)
+
+// The values of agent.edit_format.
+const (
+	EditAuto  = "auto"
+	EditTools = "tools"
+	EditWhole = "whole"
 )
 
 // Check is one named check.
@@ -131,6 +144,7 @@ func Default() Config {
 			BriefChars:      8000,
 			Planner:         PlannerAuto,
 			AnswerCode:      true,
+			EditFormat:      EditAuto,
 		},
 		Checks:   []Check{},
 		Warnings: []string{},

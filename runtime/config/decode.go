@@ -260,7 +260,7 @@ func (d *decoder) agent(t map[string]any) {
 	for i, f := range agentFields {
 		allowed[i] = f.name
 	}
-	d.rejectUnknown("agent", t, append(allowed, "baseline", "planner", "answer_code"))
+	d.rejectUnknown("agent", t, append(allowed, "baseline", "planner", "answer_code", "edit_format"))
 	for _, f := range []struct {
 		name string
 		dst  *bool
@@ -278,6 +278,13 @@ func (d *decoder) agent(t map[string]any) {
 			d.out.cfg.Agent.Planner = s
 		} else {
 			d.p.add("%s", plannerMessage)
+		}
+	}
+	if v, ok := t["edit_format"]; ok {
+		if s, ok := v.(string); ok && validEditFormat(s) {
+			d.out.cfg.Agent.EditFormat = s
+		} else {
+			d.p.add("%s", editFormatMessage)
 		}
 	}
 	for _, f := range agentFields {

@@ -76,6 +76,11 @@ const plannerMessage = `agent.planner must be "auto" (skip the planner when the 
 
 func validPlanner(s string) bool { return s == PlannerAuto || s == PlannerAlways }
 
+// editFormatMessage is the problem of a bad agent.edit_format.
+const editFormatMessage = `agent.edit_format must be "auto" (whole files for a small model, as the server describes it), "tools" (file_edit and file_write calls) or "whole" (the answer holds each changed file whole)`
+
+func validEditFormat(s string) bool { return s == EditAuto || s == EditTools || s == EditWhole }
+
 // checkKinds is the set of supported check kinds.
 var checkKinds = map[string]bool{
 	KindCheck: true, KindTest: true, KindLint: true,
@@ -114,6 +119,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Agent.Planner != "" && !validPlanner(c.Agent.Planner) { // "" (a Config built by code): auto
 		p.add("%s", plannerMessage)
+	}
+	if c.Agent.EditFormat != "" && !validEditFormat(c.Agent.EditFormat) {
+		p.add("%s", editFormatMessage)
 	}
 	if len(c.Checks) > MaxChecks {
 		p.add("%s", tooManyChecks)

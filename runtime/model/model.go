@@ -103,6 +103,9 @@ type ModelInfo struct {
 	// was trained for; Ollama runs it at no more), as the server reports
 	// it; 0 when the server does not say.
 	ContextLength int `json:"context_length,omitempty"`
+	// ParameterCount is the model's size in parameters, as the server
+	// reports it; 0 when it does not say.
+	ParameterCount int64 `json:"parameter_count,omitempty"`
 }
 
 // LoadedModel is a model the server holds in memory, with the context

@@ -24,14 +24,25 @@ type Run struct {
 	VerificationHistory []Verification `json:"verification_history"`
 	// Baseline are the required checks' results before the coder's first
 	// edit, when they were measured (agent.baseline).
-	Baseline   []CheckResult `json:"baseline,omitempty"`
-	ModelCalls int           `json:"model_calls"`
-	ToolCalls  int           `json:"tool_calls"`
-	Cycles     int           `json:"cycles"`
-	Usage      Usage         `json:"usage"`
-	Summary    string        `json:"summary"`
-	Reason     string        `json:"reason,omitempty"`
-	Error      string        `json:"error,omitempty"`
+	Baseline []CheckResult `json:"baseline,omitempty"`
+	// EditFormat is how the coder changed files and why (agent.edit_format
+	// as resolved for this run); nil when the run never got that far.
+	EditFormat *EditFormat `json:"edit_format,omitempty"`
+	ModelCalls int         `json:"model_calls"`
+	ToolCalls  int         `json:"tool_calls"`
+	Cycles     int         `json:"cycles"`
+	Usage      Usage       `json:"usage"`
+	Summary    string      `json:"summary"`
+	Reason     string      `json:"reason,omitempty"`
+	Error      string      `json:"error,omitempty"`
+}
+
+// EditFormat is the coder's edit format in one run: "tools" or "whole",
+// and why ("agent.edit_format = \"whole\"", "auto: m has 1.5B
+// parameters").
+type EditFormat struct {
+	Format string `json:"format"`
+	Why    string `json:"why"`
 }
 
 // Role is the state of one role invocation.

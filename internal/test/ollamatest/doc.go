@@ -52,6 +52,7 @@
 //	  "version": "0.17.4",
 //	  "models": ["qwen2.5-coder:7b"],
 //	  "capabilities": {"qwen2.5-coder:7b": ["completion", "tools"]},
+//	  "parameter_sizes": {"qwen2.5-coder:7b": "7.6B"},
 //	  "turns": [
 //	    {"content": "Plan: read main.go, then fix the typo."},
 //	    {"tool_calls": [{"id": "call_1", "name": "file_read", "arguments": {"path": "main.go"}}],

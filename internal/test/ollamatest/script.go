@@ -13,7 +13,9 @@ type script struct {
 	Version      string              `json:"version"`
 	Models       []string            `json:"models"`
 	Capabilities map[string][]string `json:"capabilities"`
-	Turns        []scriptTurn        `json:"turns"`
+	// ParameterSizes are models' sizes as /api/show gives them ("1.5B").
+	ParameterSizes map[string]string `json:"parameter_sizes"`
+	Turns          []scriptTurn      `json:"turns"`
 }
 
 type scriptTurn struct {
@@ -74,6 +76,12 @@ func (s *Server) LoadScript(data []byte) error {
 	}
 	for name, caps := range sc.Capabilities {
 		s.SetCapabilities(name, caps...)
+	}
+	for name, size := range sc.ParameterSizes {
+		if parameterCount(size) == 0 {
+			return fmt.Errorf("parse script: parameter size %q of %s: want a number and K, M, B or T, as 1.5B", size, name)
+		}
+		s.SetParameterSize(name, size)
 	}
 	s.Enqueue(turns...)
 	return nil

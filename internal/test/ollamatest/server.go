@@ -39,11 +39,12 @@ type Server struct {
 	version    string
 	models     []string
 	caps       map[string][]string
-	ctxLens    map[string]int // /api/show model_info context length
-	loaded     []loadedModel  // /api/ps
-	loadCtx    int            // the window an empty /api/generate loads with
-	slotCtx    int            // /props n_ctx (llama.cpp); 0: no /props
-	maxLen     map[string]int // /v1/models max_model_len (vLLM)
+	ctxLens    map[string]int    // /api/show model_info context length
+	sizes      map[string]string // /api/show details.parameter_size ("1.5B")
+	loaded     []loadedModel     // /api/ps
+	loadCtx    int               // the window an empty /api/generate loads with
+	slotCtx    int               // /props n_ctx (llama.cpp); 0: no /props
+	maxLen     map[string]int    // /v1/models max_model_len (vLLM)
 	openaiOnly bool
 	failures   map[string]failure
 	inflight   int // turns being answered
@@ -212,6 +213,36 @@ func (s *Server) SetContextLength(name string, n int) {
 		return
 	}
 	s.ctxLens[name] = n
+}
+
+// SetParameterSize makes /api/show describe name as a model of size
+// parameters, as Ollama writes it ("1.5B", "494.03M"): details'
+// parameter_size, and model_info's general.parameter_count. "" removes it.
+func (s *Server) SetParameterSize(name, size string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sizes == nil {
+		s.sizes = map[string]string{}
+	}
+	if size == "" {
+		delete(s.sizes, name)
+		return
+	}
+	s.sizes[name] = size
+}
+
+// parameterCount is the count a size such as "1.5B" stands for; 0 when
+// it is not one.
+func parameterCount(size string) int64 {
+	unit := map[byte]float64{'K': 1e3, 'M': 1e6, 'B': 1e9, 'T': 1e12}
+	if size == "" || unit[size[len(size)-1]] == 0 {
+		return 0
+	}
+	var n float64
+	if _, err := fmt.Sscanf(size[:len(size)-1], "%g", &n); err != nil {
+		return 0
+	}
+	return int64(n * unit[size[len(size)-1]])
 }
 
 // loadedModel is one model /api/ps lists.
@@ -437,6 +468,7 @@ func (s *Server) show(w http.ResponseWriter, _ *http.Request, rec Recorded) {
 	known := name != "" && s.known(name)
 	caps, ok := s.caps[name]
 	ctxLen := s.ctxLens[name]
+	size := s.sizes[name]
 	s.mu.Unlock()
 	if !known {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("model '%s' not found", name)})
@@ -450,9 +482,14 @@ func (s *Server) show(w http.ResponseWriter, _ *http.Request, rec Recorded) {
 		info["general.architecture"] = "ollamatest"
 		info["ollamatest.context_length"] = ctxLen
 	}
+	details := map[string]any{"format": "gguf", "family": "ollamatest"}
+	if size != "" {
+		details["parameter_size"] = size
+		info["general.parameter_count"] = parameterCount(size)
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"capabilities": caps,
-		"details":      map[string]any{"format": "gguf", "family": "ollamatest"},
+		"details":      details,
 		"model_info":   info,
 	})
 }

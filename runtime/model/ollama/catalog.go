@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"flow/runtime/model"
@@ -98,11 +99,35 @@ func (c *Client) ShowModel(ctx context.Context, name string) (model.ModelInfo, e
 	var v struct {
 		Capabilities []string                   `json:"capabilities"`
 		ModelInfo    map[string]json.RawMessage `json:"model_info"`
+		Details      struct {
+			ParameterSize string `json:"parameter_size"`
+		} `json:"details"`
 	}
 	if err := c.callJSON(ctx, "POST", "/api/show", map[string]string{"model": name}, &v); err != nil {
 		return model.ModelInfo{}, err
 	}
-	return model.ModelInfo{Name: name, Capabilities: v.Capabilities, ContextLength: contextLength(v.ModelInfo)}, nil
+	return model.ModelInfo{Name: name, Capabilities: v.Capabilities, ContextLength: contextLength(v.ModelInfo),
+		ParameterCount: parameterCount(v.ModelInfo, v.Details.ParameterSize)}, nil
+}
+
+// parameterCount is the model's size: model_info's general.parameter_count,
+// else details' parameter_size as Ollama writes it ("1.5B", "494.03M");
+// 0 when neither says.
+func parameterCount(info map[string]json.RawMessage, size string) int64 {
+	var n float64
+	if json.Unmarshal(info["general.parameter_count"], &n) == nil && n >= 1 {
+		return int64(n)
+	}
+	unit := map[string]float64{"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
+	size = strings.TrimSpace(size)
+	if len(size) < 2 || unit[strings.ToUpper(size[len(size)-1:])] == 0 {
+		return 0
+	}
+	v, err := strconv.ParseFloat(size[:len(size)-1], 64)
+	if err != nil || v <= 0 {
+		return 0
+	}
+	return int64(v * unit[strings.ToUpper(size[len(size)-1:])])
 }
 
 // contextLength finds the model's context length in /api/show's

@@ -178,3 +178,21 @@ func TestOpenAICatalog(t *testing.T) {
 		t.Errorf("ListModels() without data = %v, want a missing list error", err)
 	}
 }
+
+// TestShowModelParameterCount: /api/show's model size, from model_info's
+// general.parameter_count (the scripted server gives it with details'
+// parameter_size, as Ollama does).
+func TestShowModelParameterCount(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t)
+	srv.SetModels("small", "tiny", "unsized")
+	srv.SetParameterSize("small", "1.5B")
+	srv.SetParameterSize("tiny", "494.03M")
+	c := newClient(t, srv.URL, nil)
+	for name, want := range map[string]int64{"small": 1_500_000_000, "tiny": 494_030_000, "unsized": 0} {
+		info, err := c.ShowModel(t.Context(), name)
+		if err != nil || info.ParameterCount != want {
+			t.Errorf("ShowModel(%s) = %+v, %v; want %d parameters", name, info, err, want)
+		}
+	}
+}

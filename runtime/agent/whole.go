@@ -1,0 +1,128 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"flow/bufferfs"
+	"flow/runtime/codeblock"
+	"flow/runtime/config"
+	"flow/runtime/model"
+)
+
+// The whole-file edit format (doc/design.md §6.7): the coder's answer holds
+// the complete new text of each file it changes, in a fenced block named by
+// the file's path, and the host writes each such file with file_write.
+
+// maxWholeBytes bounds a file given whole, before and after the change: a
+// small model on a CPU writes some ten tokens a second, so a larger file
+// is changed with file_edit.
+const maxWholeBytes = 8000
+
+// smallModelParams is the largest model, in parameters, that agent.edit_format
+// = "auto" gives the whole-file format: in the evaluation a 1.5B model
+// passed more tasks whole than with tool calls, and a 7B model calls tools
+// well.
+const smallModelParams = 4_000_000_000
+
+// showModel is the part of a backend that describes a model (Ollama's
+// /api/show).
+type showModel interface {
+	ShowModel(ctx context.Context, name string) (model.ModelInfo, error)
+}
+
+// resolveEditFormat returns the coder's edit format and why: agent.edit_format
+// when it is "tools" or "whole"; for "auto", whole when the server says the
+// coder's model has no tool calling or at most smallModelParams
+// parameters, tools when it says otherwise or nothing.
+func (r *env) resolveEditFormat(ctx context.Context) (string, string) {
+	switch f := r.cfg.Agent.EditFormat; f {
+	case config.EditTools, config.EditWhole:
+		return f, "agent.edit_format = \"" + f + "\""
+	}
+	b, ok := r.deps.Backend.(showModel)
+	if !ok {
+		return config.EditTools, "auto: the backend does not describe its models"
+	}
+	name := r.cfg.ModelFor(config.RoleCoder)
+	info, err := b.ShowModel(ctx, name)
+	switch {
+	case err != nil:
+		return config.EditTools, "auto: the server does not describe " + name
+	case len(info.Capabilities) > 0 && !slices.Contains(info.Capabilities, "tools"):
+		return config.EditWhole, "auto: " + name + " has no tool calling"
+	case info.ParameterCount > 0 && info.ParameterCount <= smallModelParams:
+		return config.EditWhole, fmt.Sprintf("auto: %s has %.1fB parameters", name, float64(info.ParameterCount)/1e9)
+	case info.ParameterCount > 0:
+		return config.EditTools, fmt.Sprintf("auto: %s has %.1fB parameters", name, float64(info.ParameterCount)/1e9)
+	}
+	return config.EditTools, "auto: the server does not give the size of " + name
+}
+
+// wholeCalls: in the whole-file format, each fenced block of the answer
+// named by a path becomes a file_write call of its text, run through the
+// same tool as the model's own calls (so confinement, unsaved buffers,
+// freshness and the journal treat it alike). A block for a file over
+// maxWholeBytes, or one that leaves code out ("// ... rest unchanged"), is
+// refused with the reason; a block equal to the file is no change.
+func wholeCalls(ctx context.Context, s *session, resp model.Response) (extraction, bool) {
+	content := resp.Message.Content
+	if !strings.Contains(content, "```") || s.r.deps.FS == nil {
+		return extraction{}, false
+	}
+	fsys := s.r.deps.FS
+	current := map[string]string{}
+	old := func(p string) (string, bool) {
+		if text, ok := current[p]; ok {
+			return text, true
+		}
+		clean, err := bufferfs.ValidPath(p)
+		if err != nil {
+			return "", false
+		}
+		f, err := fsys.Read(ctx, clean, maxWholeBytes+1)
+		if err != nil && !errors.Is(err, bufferfs.ErrTooLarge) || err == nil && !f.Exists {
+			return "", false
+		}
+		if err != nil {
+			current[p] = strings.Repeat(" ", maxWholeBytes+1) // stands for a file too large
+			return current[p], true
+		}
+		current[p] = string(f.Data)
+		return current[p], true
+	}
+	var ex extraction
+	ex.source = fromCode
+	for _, w := range codeblock.WholeFiles(content, old) {
+		prev, exists := old(w.Path)
+		var refuse string
+		switch {
+		case w.Elided != "":
+			refuse = fmt.Sprintf("The block for %s leaves code out (%q), and the host writes the block as the whole file: give every line of the file, or change it with file_edit.", w.Path, w.Elided)
+		case exists && len(prev) > maxWholeBytes:
+			refuse = fmt.Sprintf("%s is larger than %d bytes, too large to write whole: change it with file_edit.", w.Path, maxWholeBytes)
+		case len(w.Text) > maxWholeBytes:
+			refuse = fmt.Sprintf("The block for %s is larger than %d bytes: write a smaller file, or change it with file_edit.", w.Path, maxWholeBytes)
+		case exists && prev == w.Text:
+			continue // the file as it is: no change
+		}
+		args, err := json.Marshal(map[string]string{"path": w.Path, "content": w.Text})
+		if err != nil {
+			continue
+		}
+		if refuse != "" {
+			if ex.refused == nil {
+				ex.refused = map[int]string{}
+			}
+			ex.refused[len(ex.calls)] = refuse
+		} else {
+			ex.paths = append(ex.paths, w.Path)
+		}
+		ex.calls = append(ex.calls, model.ToolCall{Name: "file_write", Arguments: string(args)})
+	}
+	return ex, len(ex.calls) > 0
+}

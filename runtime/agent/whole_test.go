@@ -1,0 +1,142 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"flow/internal/test/ollamatest"
+	"flow/runtime/config"
+	"flow/runtime/report"
+)
+
+// TestWholeFileFormat: with agent.edit_format = "whole" the coder is told
+// to answer with each changed file whole, and the host writes the blocks
+// named by a path with file_write: the run verifies on its check without
+// any tool call of the model's. A block that leaves code out, or a file
+// over the size bound, is refused with the reason, and the coder goes on.
+// With the format off (tools), the same answer changes nothing.
+func TestWholeFileFormat(t *testing.T) {
+	const fixed = "package a\n\nvar fixed int\n\nfunc Keep() {}\n"
+	answer := "Here is the fix.\n\na.go\n```go\n" + fixed + "```\n"
+	for _, format := range []string{config.EditWhole, config.EditTools} {
+		t.Run(format, func(t *testing.T) {
+			dir := workspace(t, map[string]string{"a.go": "package a\n\nvar broken int\n\nfunc Keep() {}\n"})
+			cfg := testConfig(dir, goLint())
+			cfg.Agent.Planner = config.PlannerAuto
+			cfg.Agent.EditFormat = format
+			cfg.Agent.AnswerCode = false
+			be := newScripted(t, say(answer), say("Nothing else."), say(verdict(true, "ok")))
+			h := newHarness(t, cfg, be)
+			rep := h.run(t, "fix a.go")
+			coderMsg := be.requests()[0].Messages[1].Content
+			if rep.EditFormat == nil || rep.EditFormat.Format != format || rep.EditFormat.Why != `agent.edit_format = "`+format+`"` {
+				t.Errorf("report edit_format = %+v, want %s from the configuration", rep.EditFormat, format)
+			}
+			if format == config.EditTools {
+				if got := h.read(t, "a.go"); strings.Contains(got, "fixed") || rep.Verified {
+					t.Errorf("tools format: a.go = %q, verified %t; want the answer's block left alone", got, rep.Verified)
+				}
+				if strings.Contains(coderMsg, "then the whole file in a fenced code block") {
+					t.Errorf("tools format: the coder was told to give files whole")
+				}
+				return
+			}
+			if !strings.Contains(coderMsg, "the file's path on a line of its own, then the whole file in a fenced code block") {
+				t.Errorf("the coder's instructions do not ask for whole files:\n%s", coderMsg)
+			}
+			if got := h.read(t, "a.go"); got != fixed {
+				t.Errorf("a.go = %q, want the answer's block", got)
+			}
+			if rep.Status != report.StatusOK || !rep.Verified || rep.Roles[1].Turns != 1 {
+				t.Errorf("Run() = %s verified %t, coder %+v; want ok, verified, the coder done after one turn", rep.Status, rep.Verified, rep.Roles[1])
+			}
+			var writes int
+			for _, e := range rep.Events {
+				if e.Tool == "file_write" && e.Status == report.StatusOK && e.FromText {
+					writes++
+				}
+			}
+			if writes != 1 || rep.ToolCalls != 1 {
+				t.Errorf("%d file_write events from the answer, %d tool calls; want 1 and 1", writes, rep.ToolCalls)
+			}
+		})
+	}
+}
+
+// TestWholeFileRefusals: blocks the host will not write are answered with
+// the reason, and the coder gets another turn.
+func TestWholeFileRefusals(t *testing.T) {
+	big := "package a\n\n" + strings.Repeat("// padding line for a large file\n", 300)
+	tests := []struct {
+		name, answer, want string
+	}{
+		{"elided", "a.go\n```go\npackage a\n\n// ... rest of the file unchanged\n```\n", "leaves code out"},
+		{"too large", "big.go\n```go\npackage a\n\nvar x int\n```\n", "larger than 8000 bytes, too large to write whole"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := workspace(t, map[string]string{"a.go": "package a\n\nvar broken int\n", "big.go": big})
+			cfg := testConfig(dir, goLint())
+			cfg.Agent.Planner = config.PlannerAuto
+			cfg.Agent.EditFormat = config.EditWhole
+			cfg.Agent.BriefChars = 20000 // every file in the brief: no planner
+			fixedA := "a.go\n```go\npackage a\n\nvar fixed int\n```\n"
+			be := newScripted(t, say(tc.answer), say(fixedA), say(verdict(true, "ok")))
+			h := newHarness(t, cfg, be)
+			rep := h.run(t, "fix a.go")
+			reqs := be.requests()
+			if len(reqs) < 2 {
+				t.Fatalf("%d requests, want the coder asked again", len(reqs))
+			}
+			msgs := toolMessages(reqs[1])
+			if len(msgs) != 1 || !strings.Contains(msgs[0].Content, tc.want) {
+				t.Errorf("the coder's next turn sees %+v, want the refusal %q", msgs, tc.want)
+			}
+			if got := h.read(t, "big.go"); got != big {
+				t.Errorf("big.go was written")
+			}
+			if got := h.read(t, "a.go"); got != "package a\n\nvar fixed int\n" || !rep.Verified {
+				t.Errorf("a.go = %q, verified %t; want the second answer written and verified", got, rep.Verified)
+			}
+		})
+	}
+}
+
+// TestEditFormatAuto: "auto" gives a small model, or one the server says
+// cannot call tools, the whole-file format, and tool calls otherwise (a
+// larger model, or a server that does not say).
+func TestEditFormatAuto(t *testing.T) {
+	tests := []struct {
+		name, size string
+		caps       []string
+		want, why  string
+	}{
+		{"a 1.5B model", "1.5B", nil, config.EditWhole, "has 1.5B parameters"},
+		{"a 7.6B model", "7.6B", nil, config.EditTools, "has 7.6B parameters"},
+		{"no tool calling", "", []string{"completion"}, config.EditWhole, "has no tool calling"},
+		{"the server does not say", "", nil, config.EditTools, "does not give the size"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(workspace(t, map[string]string{"a.go": "package a\n"}))
+			cfg.Agent.Planner = config.PlannerAuto
+			srv := ollamatest.New(t, ollamatest.Turn{Content: "No change needed."}, ollamatest.Turn{Content: "Nothing."})
+			srv.SetModels(cfg.Ollama.Model)
+			if tc.size != "" {
+				srv.SetParameterSize(cfg.Ollama.Model, tc.size)
+			}
+			if tc.caps != nil {
+				srv.SetCapabilities(cfg.Ollama.Model, tc.caps...)
+			}
+			h := newHarness(t, cfg, ollamaBackend(t, srv, cfg))
+			rep := h.run(t, "look at a.go")
+			if rep.EditFormat == nil || rep.EditFormat.Format != tc.want || !strings.Contains(rep.EditFormat.Why, tc.why) {
+				t.Errorf("edit_format = %+v, want %s because it %s", rep.EditFormat, tc.want, tc.why)
+			}
+			user := lastMessage(chatRequests(srv)[0])["content"].(string)
+			if whole := strings.Contains(user, "then the whole file in a fenced code block"); whole != (tc.want == config.EditWhole) {
+				t.Errorf("the coder was told whole files = %t, want %t", whole, tc.want == config.EditWhole)
+			}
+		})
+	}
+}

@@ -1,0 +1,179 @@
+package codeblock
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// Whole is one file an answer gives whole, in the declared whole-file
+// format: a fenced block named by the file's path.
+type Whole struct {
+	Path string
+	Text string
+	// Elided names the line that leaves code out ("// ... rest unchanged"),
+	// "" when there is none: such a block is not the whole file.
+	Elided string
+}
+
+// WholeFiles returns the fenced blocks of answer that are named by a
+// path: the last non-blank line before the fence (as `stats.go`,
+// **stats.go**, `### File: stats.go` or "stats.go:"), or the fence's info
+// string (```go stats.go, ```stats.go). A block's first line is dropped
+// when it only names the block's own path in a comment ("// stats.go")
+// and the file as it is (old, which may return "", false for a new file)
+// does not start with it. A path named twice keeps its last block; an
+// unclosed block (a reply cut short) and an unnamed one are left out.
+func WholeFiles(answer string, old func(path string) (string, bool)) []Whole {
+	var out []Whole
+	at := map[string]int{}
+	for _, b := range fenced(answer) {
+		p := namedPath(b.hint)
+		if p == "" {
+			p = namedPath(b.info)
+		}
+		if p == "" {
+			continue
+		}
+		text := b.body
+		if first, rest, ok := strings.Cut(text, "\n"); ok && commentNames(first, p) {
+			if prev, exists := old(p); !exists || !strings.HasPrefix(prev, first+"\n") {
+				text = rest
+			}
+		}
+		prev, _ := old(p)
+		w := Whole{Path: p, Text: text, Elided: elision(text, prev)}
+		if i, ok := at[p]; ok {
+			out[i] = w
+			continue
+		}
+		at[p] = len(out)
+		out = append(out, w)
+	}
+	return out
+}
+
+// fence is one closed fenced block, as written (not dedented: a whole
+// file keeps its own indentation).
+type fence struct {
+	info string // the text after the opening ```
+	hint string // the last non-blank line before it
+	body string // its lines, each ending in "\n"
+}
+
+// fenced returns the closed fenced blocks of answer. The closing fence is
+// a line of only backticks, at least as many as the opening one, so a
+// file holding a shorter fence in a string stays whole.
+func fenced(answer string) []fence {
+	var (
+		out  []fence
+		cur  *fence
+		tick string
+		body strings.Builder
+		prev string
+	)
+	for _, line := range strings.Split(answer, "\n") {
+		t := strings.TrimSpace(line)
+		if cur == nil {
+			if strings.HasPrefix(t, "```") {
+				n := len(t) - len(strings.TrimLeft(t, "`"))
+				tick = t[:n]
+				cur = &fence{info: strings.TrimSpace(t[n:]), hint: prev}
+				body.Reset()
+			} else if t != "" {
+				prev = t
+			}
+			continue
+		}
+		if strings.HasPrefix(t, tick) && strings.Trim(t, "`") == "" {
+			cur.body = body.String()
+			out = append(out, *cur)
+			cur, prev = nil, ""
+			continue
+		}
+		body.WriteString(line)
+		body.WriteString("\n")
+	}
+	return out
+}
+
+// namePattern is a workspace path as a model writes one: slash-separated
+// names with an extension on the last (or a known extensionless name).
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.\-]+(/[A-Za-z0-9_.\-]+)*$`)
+
+// namedPath returns the path a hint line or a fence's info string names,
+// or "": decorations around it (list marks, headings, bold, backticks,
+// "File:", a trailing colon, a language word before it) are dropped.
+func namedPath(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimLeft(s, "#*->+ \t")
+	for _, w := range []string{"File:", "file:", "FILE:", "Path:", "path:", "Filename:", "filename:"} {
+		s = strings.TrimSpace(strings.TrimPrefix(s, w))
+	}
+	fields := strings.Fields(s)
+	if len(fields) == 0 {
+		return ""
+	}
+	// ```go stats.go, or a name with a language after it.
+	cand := fields[len(fields)-1]
+	if len(fields) > 1 && fenceLanguage(strings.Trim(fields[0], "`*")) != "" {
+		cand = fields[1]
+	} else if len(fields) > 2 {
+		return "" // a sentence, not a name
+	}
+	cand = strings.Trim(cand, "`*\"':()[]")
+	cand = strings.TrimPrefix(cand, "./")
+	if cand == "" || !namePattern.MatchString(cand) || strings.Contains(cand, "..") {
+		return ""
+	}
+	base := path.Base(cand)
+	if !strings.Contains(base, ".") && base != "Makefile" && base != "Dockerfile" {
+		return ""
+	}
+	if strings.HasPrefix(base, ".") && strings.Count(base, ".") == 1 && len(base) < 3 {
+		return ""
+	}
+	return cand
+}
+
+// commentNames reports whether line is a comment that only names p.
+func commentNames(line, p string) bool {
+	t := strings.TrimSpace(line)
+	for _, c := range []string{"//", "#", "--", "/*", "<!--"} {
+		if rest, ok := strings.CutPrefix(t, c); ok {
+			rest = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(rest, "*/"), "-->"))
+			return namedPath(rest) == p
+		}
+	}
+	return false
+}
+
+// elisionWords are what a comment that leaves code out says.
+var elisionWords = regexp.MustCompile(`(?i)(\.\.\.|…|rest of (the )?(file|code|function|module)|remaining (code|functions)|existing (code|functions|imports)|unchanged|same as before|as before|omitted)`)
+
+// elision returns the first line of text that stands for code left out:
+// a line of only "..." or "…", or a comment that says so ("// ... rest of
+// the file", "# existing code unchanged"). A line the file as it was (old)
+// already holds is the file's own (Python's "..." body, say). "" when
+// there is none.
+func elision(text, old string) string {
+	had := map[string]bool{}
+	for _, line := range strings.Split(old, "\n") {
+		had[strings.TrimSpace(line)] = true
+	}
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if had[t] {
+			continue
+		}
+		if t == "..." || t == "…" {
+			return t
+		}
+		for _, c := range []string{"//", "#", "/*", "<!--", "--"} {
+			if rest, ok := strings.CutPrefix(t, c); ok && elisionWords.MatchString(rest) {
+				return t
+			}
+		}
+	}
+	return ""
+}

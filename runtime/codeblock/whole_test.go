@@ -1,0 +1,70 @@
+package codeblock
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestWholeFiles(t *testing.T) {
+	existing := map[string]string{
+		"stats.go":       "package stats\n\nfunc Median() {}\n",
+		"pkg/util.py":    "def f():\n    ...\n",
+		"named/first.go": "// named/first.go\npackage named\n",
+	}
+	old := func(p string) (string, bool) {
+		s, ok := existing[p]
+		return s, ok
+	}
+	fenceGo := "```go\npackage stats\n\nfunc Median() int { return 1 }\n```\n"
+	tests := []struct {
+		name   string
+		answer string
+		want   []Whole
+	}{
+		{"a path on the line before", "Here is the fix.\n\nstats.go\n" + fenceGo,
+			[]Whole{{Path: "stats.go", Text: "package stats\n\nfunc Median() int { return 1 }\n"}}},
+		{"bold, backticks, a heading, a colon", "### File: **`stats.go`**:\n" + fenceGo,
+			[]Whole{{Path: "stats.go", Text: "package stats\n\nfunc Median() int { return 1 }\n"}}},
+		{"a list item", "1. `stats.go`\n" + fenceGo,
+			[]Whole{{Path: "stats.go", Text: "package stats\n\nfunc Median() int { return 1 }\n"}}},
+		{"the fence's info string", "```go stats.go\npackage stats\n```\n",
+			[]Whole{{Path: "stats.go", Text: "package stats\n"}}},
+		{"the fence's info string alone", "```stats_test.go\npackage stats\n```\n",
+			[]Whole{{Path: "stats_test.go", Text: "package stats\n"}}},
+		{"a nested path, a new file", "pkg/new_test.py\n```python\ndef test_x():\n    assert True\n```\n",
+			[]Whole{{Path: "pkg/new_test.py", Text: "def test_x():\n    assert True\n"}}},
+		{"two files, the last block of a path wins", "a.js\n```js\nold\n```\nb.js\n```js\nb\n```\na.js\n```js\nnew\n```\n",
+			[]Whole{{Path: "a.js", Text: "new\n"}, {Path: "b.js", Text: "b\n"}}},
+		{"a comment naming the file is dropped", "```go\n// stats.go\npackage stats\n```\n",
+			nil}, // no name before or in the fence: the comment alone does not name it
+		{"a comment naming the named file is dropped", "stats.go\n```go\n// stats.go\npackage stats\n```\n",
+			[]Whole{{Path: "stats.go", Text: "package stats\n"}}},
+		{"a comment the file already has stays", "named/first.go\n```go\n// named/first.go\npackage named\n```\n",
+			[]Whole{{Path: "named/first.go", Text: "// named/first.go\npackage named\n"}}},
+		{"a sentence is no name", "Change the function in stats.go like this:\n" + fenceGo, nil},
+		{"a word is no name", "Output\n```\nok\n```\n", nil},
+		{"no escape from the workspace", "../secret.go\n" + fenceGo, nil},
+		{"an unclosed block is cut", "stats.go\n```go\npackage stats\n", nil},
+		{"indentation kept", "a.py\n```python\ndef f():\n    return 1\n```\n",
+			[]Whole{{Path: "a.py", Text: "def f():\n    return 1\n"}}},
+		{"a longer fence holds a shorter one", "README.md\n````markdown\n```go\nx\n```\n````\n",
+			[]Whole{{Path: "README.md", Text: "```go\nx\n```\n"}}},
+		{"elided code", "stats.go\n```go\npackage stats\n\n// ... rest of the file unchanged\n```\n",
+			[]Whole{{Path: "stats.go", Text: "package stats\n\n// ... rest of the file unchanged\n", Elided: "// ... rest of the file unchanged"}}},
+		{"a bare ellipsis line", "a.py\n```python\nimport os\n...\n```\n",
+			[]Whole{{Path: "a.py", Text: "import os\n...\n", Elided: "..."}}},
+		{"an ellipsis the file had is its own", "pkg/util.py\n```python\ndef f():\n    ...\n\ndef g():\n    return 2\n```\n",
+			[]Whole{{Path: "pkg/util.py", Text: "def f():\n    ...\n\ndef g():\n    return 2\n"}}},
+		{"variadic Go is code", "stats.go\n```go\nfunc Sum(xs ...int) int { return 0 }\n```\n",
+			[]Whole{{Path: "stats.go", Text: "func Sum(xs ...int) int { return 0 }\n"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := WholeFiles(tc.answer, old)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("WholeFiles (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
