@@ -15,7 +15,7 @@ LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME ?= 30000x
 FUZZMINIMIZE ?= 1000x
 
-.PHONY: help build fake-ollama install test test-race test-nvim test-nvim-current test-lsp test-mcp test-ollama ollama-test-server ollama-avx2 e2e fuzz lint fmt check bench stats demo clean weights eval-tools eval eval-aider aider-venv
+.PHONY: help build fake-ollama install test test-race test-nvim test-nvim-current test-lsp test-mcp test-ollama ollama-test-server ollama-avx2 e2e fuzz lint fmt check bench stats demo clean weights eval-tools eval eval-aider aider-venv eval-reviewer
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -134,6 +134,10 @@ aider-venv: ## install the peer, aider-chat (pinned, from PyPI), in a venv under
 # The flow builds of make eval-aider: bin/flow, or labelled builds
 # (EVAL_FLOW='before=/tmp/flow-old,after=bin/flow').
 EVAL_FLOW ?= $(BIN)/flow
+eval-reviewer: ## evaluate flow's reviewer on the labelled changes of eval/reviewer/cases against a real model server (the EVAL_* of eval)
+	$(GO) run ./eval/harness -reviewer -model '$(EVAL_MODEL)' -api $(EVAL_API) -base-url '$(EVAL_URL)' \
+		-tasks '$(EVAL_TASKS)' -reps $(EVAL_REPS) $(EVAL_ARGS)
+
 eval-aider: build aider-venv ## evaluate flow and aider side by side, interleaved task by task (EVAL_FLOW and the EVAL_* of eval)
 	$(GO) run ./eval/harness -flow '$(EVAL_FLOW)' -peer aider -aider "$$(scripts/aider-venv.sh path)" \
 		-model '$(EVAL_MODEL)' -api $(EVAL_API) -base-url '$(EVAL_URL)' -tasks '$(EVAL_TASKS)' -reps $(EVAL_REPS) $(EVAL_ARGS)

@@ -109,7 +109,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	o := &Options{}
 	var tasks, out, flowSpec, peer, aiderPath string
-	var doctor bool
+	var doctor, reviewer bool
+	var casesDir string
+	fs.BoolVar(&reviewer, "reviewer", false, "evaluate flow's reviewer instead (make eval-reviewer): the labelled changes of -cases, each made by a scripted coder, judged by the real model")
+	fs.StringVar(&casesDir, "cases", "eval/reviewer/cases", "the `folder` of the reviewer's labelled cases (-reviewer)")
 	fs.StringVar(&flowSpec, "flow", "bin/flow", "the flow `binary` to evaluate, or several labelled ones (before=/tmp/flow-old,after=bin/flow); empty with -peer: the peer only")
 	fs.StringVar(&peer, "peer", "", "run a peer on the same tasks, interleaved with flow: `aider`")
 	fs.StringVar(&aiderPath, "aider", defaultAiderPath(), "the aider `executable` of -peer aider (scripts/aider-venv.sh installs it there)")
@@ -147,6 +150,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if tasks != "" {
 		o.Tasks = strings.Split(tasks, ",")
+	}
+	if reviewer {
+		if err := absPaths(o); err != nil {
+			fmt.Fprintf(stderr, "harness: %v\n", err)
+			return 2
+		}
+		return runReviewer(ctx, o, casesDir, out, stdout, stderr)
 	}
 	runners, err := ParseRunners(flowSpec, peer, aiderPath)
 	if err != nil {
