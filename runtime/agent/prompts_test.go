@@ -149,4 +149,46 @@ func TestEveryConversationSharesOnePrefix(t *testing.T) {
 	if strings.Contains(reqs[1].Messages[1].Content, "Current content of the files changed") {
 		t.Errorf("the first coder is shown changed files before any change")
 	}
+	// The report says how much of each role's first prompt was new: the
+	// planner's all of it, the later roles' only their own part.
+	calls := modelCalls(rep)
+	if c := calls[0]; c.PromptChars == 0 || c.NewPromptChars != c.PromptChars {
+		t.Errorf("planner's call: %d new of %d prompt characters, want all", c.NewPromptChars, c.PromptChars)
+	}
+	for _, i := range []int{3, 4, 6} {
+		if c := calls[i]; c.NewPromptChars*2 > c.PromptChars {
+			t.Errorf("%s's first call: %d new of %d prompt characters, want the shared prefix reused", c.Role, c.NewPromptChars, c.PromptChars)
+		}
+	}
+}
+
+// TestRecorderNewPromptChars: a call's new characters are those past the
+// longest prefix it shares with any earlier call of the run.
+func TestRecorderNewPromptChars(t *testing.T) {
+	sys := model.Message{Role: model.RoleSystem, Content: "system"}
+	user := func(s string) model.Message { return model.Message{Role: model.RoleUser, Content: s} }
+	tools := []model.Tool{{Name: "file_read"}}
+	var rc recorder
+	first := model.Request{Messages: []model.Message{sys, user("shared part | coder")}, Tools: tools}
+	size, novel := rc.prompt(first)
+	if novel != size || size == 0 {
+		t.Errorf("first call: %d new of %d, want all", novel, size)
+	}
+	// The same conversation one turn on: only the turn is new.
+	next := first
+	next.Messages = append(append([]model.Message(nil), first.Messages...), model.Message{Role: model.RoleAssistant, Content: "done"})
+	size2, novel2 := rc.prompt(next)
+	if novel2 != size2-size {
+		t.Errorf("next turn: %d new of %d, want %d (the added turn)", novel2, size2, size2-size)
+	}
+	// Another role: the shared part is not new, its own part is.
+	other := model.Request{Messages: []model.Message{sys, user("shared part | reviewer")}, Tools: tools}
+	size3, novel3 := rc.prompt(other)
+	if novel3 != len("reviewer") || size3 != size-len("coder")+len("reviewer") {
+		t.Errorf("other role: %d new of %d, want only its part, %d", novel3, size3, len("reviewer"))
+	}
+	// Other tools change everything after the system prompt.
+	if _, n := rc.prompt(model.Request{Messages: first.Messages, Tools: []model.Tool{{Name: "file_edit"}}}); n <= len("reviewer") {
+		t.Errorf("other tools: %d new, want the tools and every message new", n)
+	}
 }

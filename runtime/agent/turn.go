@@ -37,6 +37,7 @@ func (s *session) ask(ctx context.Context, n int, req model.Request, note string
 	}
 	s.turns++
 	r.rec.modelCalls++
+	size, novel := r.rec.prompt(req)
 	r.emit(progress.Event{Kind: progress.ModelTurn, Role: s.p.role, Turn: n})
 	t0 := r.deps.Now()
 	stopBeat := r.heartbeat(s.p.role, n)
@@ -47,7 +48,7 @@ func (s *session) ask(ctx context.Context, n int, req model.Request, note string
 		Kind: report.EventModelCall, Role: s.p.role, Cycle: r.cycles, Turn: n, Status: report.StatusOK,
 		DurationMS: r.deps.Now().Sub(t0).Milliseconds(), PromptTokens: resp.Usage.PromptTokens,
 		CompletionTokens: resp.Usage.CompletionTokens, DoneReason: resp.DoneReason, Note: note,
-		PromptEvalMS: resp.PromptEval.Milliseconds(),
+		PromptEvalMS: resp.PromptEval.Milliseconds(), PromptChars: size, NewPromptChars: novel,
 	}
 	if err != nil {
 		e := end{cause: causeBackend, detail: err.Error()}

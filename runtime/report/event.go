@@ -43,6 +43,14 @@ type Event struct {
 	// says (the native API): most of a call's time on a CPU, less when the
 	// server had the prompt's start cached.
 	PromptEvalMS int64 `json:"prompt_eval_ms,omitempty"`
+	// PromptChars is the prompt's size in characters as the model's chat
+	// template sees it (the messages' text, then the tools' schemas), and
+	// NewPromptChars how many of them do not continue a prefix that an
+	// earlier call of the run already sent: what a server's prompt cache
+	// could not have held however many prompts it kept. With
+	// PromptTokens they estimate the run's distinct prompt tokens.
+	PromptChars    int `json:"prompt_chars,omitempty"`
+	NewPromptChars int `json:"new_prompt_chars,omitempty"`
 	// DoneReason is the server's done_reason (native) or finish_reason
 	// (OpenAI), for example "stop", "length" or "tool_calls".
 	DoneReason string `json:"done_reason,omitempty"`
