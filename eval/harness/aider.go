@@ -355,7 +355,7 @@ func runChecks(ctx context.Context, checks []config.Check, ws string, env []stri
 		cmd.Dir = ws
 		cmd.Env = checkEnv(env, ch.Env)
 		if exe, err := lookPath(ch.Cmd[0], envPath(env)); err == nil {
-			cmd.Path = exe
+			cmd.Path, cmd.Err = exe, nil // found on the run's PATH: not the lookup of our own
 		}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -369,6 +369,9 @@ func runChecks(ctx context.Context, checks []config.Check, ws string, env []stri
 		o := CheckOutcome{Name: ch.Name, Passed: err == nil}
 		if !o.Passed {
 			o.Output = tailText(string(b), 1000)
+			if strings.TrimSpace(o.Output) == "" {
+				o.Output = err.Error() // no output: say how it ended
+			}
 			if timedOut {
 				o.Output = fmt.Sprintf("did not finish within %s; %s", timeout, o.Output)
 			}

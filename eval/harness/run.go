@@ -477,7 +477,7 @@ func runAcceptance(ctx context.Context, t *Task, ws, dir string, env []string) (
 	cmd.Dir = dir
 	cmd.Env = env
 	if exe, err := lookPath(t.Acceptance.Cmd[0], envPath(env)); err == nil {
-		cmd.Path = exe
+		cmd.Path, cmd.Err = exe, nil // found on the run's PATH: not the lookup of our own
 	}
 	cmd.Stdin = nil
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
