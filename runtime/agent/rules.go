@@ -98,7 +98,11 @@ func codeAppliedRule(_ context.Context, t *turn) decision {
 			return pass
 		}
 	}
-	summary := text.Truncate(msgCodeApplied(t.code)+" "+t.content, maxSummaryChars)
+	tool := "file_edit"
+	if len(t.calls.calls) > 0 {
+		tool = t.calls.calls[0].Name // file_write for whole files
+	}
+	summary := text.Truncate(msgCodeApplied(t.code, tool)+" "+t.content, maxSummaryChars)
 	return stop(end{cause: causeCodeApplied, summary: summary})
 }
 
@@ -201,8 +205,8 @@ func (s *session) verdictRule(ctx context.Context, t *turn) decision {
 
 // msgCodeApplied opens the summary of a coder whose answer's code the host
 // applied to paths.
-func msgCodeApplied(paths []string) string {
-	return "(The host applied the code of this answer to " + strings.Join(paths, ", ") + " with file_edit.)"
+func msgCodeApplied(paths []string, tool string) string {
+	return "(The host applied the code of this answer to " + strings.Join(paths, ", ") + " with " + tool + ".)"
 }
 
 // msgRepeatDone is the summary of a coder that changed files and then only

@@ -152,6 +152,9 @@ func TestAnsweredRule(t *testing.T) {
 func TestCodeAppliedRule(t *testing.T) {
 	code := func(results ...callResult) *turn {
 		tn := withCalls(results...)
+		for i := range tn.calls.calls {
+			tn.calls.calls[i].Name = "file_edit"
+		}
 		tn.code, tn.content = []string{"a.go"}, "```go\n...\n```"
 		return tn
 	}
@@ -163,6 +166,11 @@ func TestCodeAppliedRule(t *testing.T) {
 	d := codeAppliedRule(t.Context(), code(ran("e", "ok")))
 	if !strings.HasPrefix(d.end.summary, "(The host applied the code of this answer to a.go with file_edit.)") {
 		t.Errorf("summary = %q, want it to say the host applied the code", d.end.summary)
+	}
+	whole := code(ran("w", "ok"))
+	whole.calls.calls[0].Name = "file_write"
+	if d := codeAppliedRule(t.Context(), whole); !strings.HasPrefix(d.end.summary, "(The host applied the code of this answer to a.go with file_write.)") {
+		t.Errorf("whole-file summary = %q, want it to name file_write", d.end.summary)
 	}
 }
 

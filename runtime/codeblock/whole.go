@@ -107,6 +107,11 @@ var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.\-]+(/[A-Za-z0-9_.\-]+)*$`)
 func namedPath(s string) string {
 	s = strings.TrimSpace(s)
 	s = strings.TrimLeft(s, "#*->+ \t")
+	// "stats.go (as the run found it):", "a.go (new file)": the name
+	// before a parenthesised remark.
+	if i := strings.Index(s, " ("); i > 0 {
+		s = s[:i]
+	}
 	for _, w := range []string{"File:", "file:", "FILE:", "Path:", "path:", "Filename:", "filename:"} {
 		s = strings.TrimSpace(strings.TrimPrefix(s, w))
 	}

@@ -26,6 +26,8 @@ func TestWholeFiles(t *testing.T) {
 			[]Whole{{Path: "stats.go", Text: "package stats\n\nfunc Median() int { return 1 }\n"}}},
 		{"bold, backticks, a heading, a colon", "### File: **`stats.go`**:\n" + fenceGo,
 			[]Whole{{Path: "stats.go", Text: "package stats\n\nfunc Median() int { return 1 }\n"}}},
+		{"a remark after the name", "stats.go (as the run found it, changed):\n" + fenceGo,
+			[]Whole{{Path: "stats.go", Text: "package stats\n\nfunc Median() int { return 1 }\n"}}},
 		{"a list item", "1. `stats.go`\n" + fenceGo,
 			[]Whole{{Path: "stats.go", Text: "package stats\n\nfunc Median() int { return 1 }\n"}}},
 		{"the fence's info string", "```go stats.go\npackage stats\n```\n",
