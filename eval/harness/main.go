@@ -348,6 +348,9 @@ func Evaluate(ctx context.Context, o *Options, tasks []*Task, scratch, out strin
 				r.ServerError = err.Error()
 			} else {
 				r.Server = &fig
+				if r.RunnerType != runnerAider && r.events != nil {
+					r.Prompt = promptFigures(r.events, &fig)
+				}
 			}
 		}
 		f.Results = append(f.Results, r)

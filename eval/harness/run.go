@@ -104,6 +104,10 @@ type Result struct {
 	// not say.
 	EditFormat string `json:"edit_format,omitempty"`
 	Evidence   string `json:"evidence,omitempty"`
+	// Prompt are flow's prompt figures (cache.go); nil for the peer.
+	Prompt *PromptFigures `json:"prompt,omitempty"`
+	// events are flow's report events, for Prompt once the server log is read.
+	events []map[string]any
 }
 
 // flowReport is the part of flow's run report the harness reads; the whole
@@ -359,6 +363,8 @@ func fillFromReport(res *Result, r *flowReport) {
 	if r.EditFormat != nil {
 		res.EditFormat = r.EditFormat.Format
 	}
+	res.events = r.Events
+	res.Prompt = promptFigures(r.Events, nil)
 	if r.Verification != nil {
 		res.Evidence = r.Verification.Evidence
 	}

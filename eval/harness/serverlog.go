@@ -27,6 +27,15 @@ type ServerFigures struct {
 	EvaluatedTokens int `json:"prompt_tokens_evaluated"`
 	// CachedTokens sums used=: the prompt tokens taken from the cache.
 	CachedTokens int `json:"prompt_tokens_cached"`
+	// Calls are the requests in the order the server took them.
+	Calls []ServerCall `json:"calls,omitempty"`
+}
+
+// ServerCall is one request's line.
+type ServerCall struct {
+	Prompt    int `json:"prompt"`
+	Used      int `json:"used"`
+	Remaining int `json:"remaining"`
 }
 
 // Add adds o's figures to f.
@@ -35,6 +44,12 @@ func (f *ServerFigures) Add(o ServerFigures) {
 	f.PromptTokens += o.PromptTokens
 	f.EvaluatedTokens += o.EvaluatedTokens
 	f.CachedTokens += o.CachedTokens
+}
+
+// withoutCalls is f without its per-request lines (for sums).
+func (f ServerFigures) withoutCalls() ServerFigures {
+	f.Calls = nil
+	return f
 }
 
 const cacheSlotMsg = `msg="loading cache slot"`
@@ -69,6 +84,7 @@ func ParseServerLog(r io.Reader) (ServerFigures, error) {
 			v[i] = x
 		}
 		f.Requests++
+		f.Calls = append(f.Calls, ServerCall{Prompt: v[0], Used: v[1], Remaining: v[2]})
 		f.PromptTokens += v[0]
 		f.CachedTokens += v[1]
 		f.EvaluatedTokens += v[2]

@@ -30,6 +30,14 @@ type Summary struct {
 	// and ServerRuns says how many runs it covers.
 	Server     *ServerFigures `json:"server,omitempty"`
 	ServerRuns int            `json:"server_runs,omitempty"`
+	// Prompt sums flow's prompt figures, and PromptRoles them per role;
+	// EvaluatedPerDistinct and PromptEvalShare are the cache figures
+	// (doc/eval.md §2.4): evaluated over distinct tokens for the runs with
+	// both, and prompt_eval_ms over model time.
+	Prompt               *PromptFigures            `json:"prompt,omitempty"`
+	PromptRoles          map[string]*PromptFigures `json:"prompt_roles,omitempty"`
+	EvaluatedPerDistinct float64                   `json:"evaluated_per_distinct,omitempty"`
+	PromptEvalShare      float64                   `json:"prompt_eval_share,omitempty"`
 }
 
 // RunnerSummary is the summary of one runner's results.
@@ -44,6 +52,7 @@ func Summarize(results []Result) Summary {
 	var s Summary
 	var walls, perCall []int64
 	var calls []float64
+	var evaluated, distinct int
 	for _, r := range results {
 		s.Runs++
 		if r.Pass {
@@ -70,8 +79,24 @@ func Summarize(results []Result) Summary {
 			if s.Server == nil {
 				s.Server = &ServerFigures{}
 			}
-			s.Server.Add(*r.Server)
+			s.Server.Add(r.Server.withoutCalls())
 			s.ServerRuns++
+		}
+		if p := r.Prompt; p != nil {
+			if s.Prompt == nil {
+				s.Prompt, s.PromptRoles = &PromptFigures{}, map[string]*PromptFigures{}
+			}
+			s.Prompt.add(*p)
+			for role, rp := range p.Roles {
+				if s.PromptRoles[role] == nil {
+					s.PromptRoles[role] = &PromptFigures{}
+				}
+				s.PromptRoles[role].add(*rp)
+			}
+			if p.Evaluated > 0 && p.Distinct > 0 {
+				evaluated += p.Evaluated
+				distinct += p.Distinct
+			}
 		}
 	}
 	if s.Runs > 0 {
@@ -81,6 +106,12 @@ func Summarize(results []Result) Summary {
 	s.MedianWallMS = medianInt(walls)
 	s.MedianMSPerCall = medianInt(perCall)
 	s.MedianModelCalls = medianFloat(calls)
+	if distinct > 0 {
+		s.EvaluatedPerDistinct = float64(evaluated) / float64(distinct)
+	}
+	if s.Prompt != nil && s.Prompt.ModelMS > 0 {
+		s.PromptEvalShare = float64(s.Prompt.PromptEvalMS) / float64(s.Prompt.ModelMS)
+	}
 	return s
 }
 
@@ -192,6 +223,44 @@ func WriteTable(w io.Writer, results []Result) {
 	fmt.Fprintf(w, "\nruns %d · pass rate %.0f%% (%d) · verified rate %.0f%% (%d) · false verified %d · median time per task %s · median time per model call %s · harness errors %d\n",
 		s.Runs, 100*s.PassRate, s.Passed, 100*s.VerifiedRate, s.Verified, s.FalseVerified,
 		fmtMS(s.MedianWallMS), fmtMS(s.MedianMSPerCall), s.HarnessErrors)
+	writePromptLines(w, "", s)
+}
+
+// writePromptLines prints flow's prompt figures of s, overall and per
+// role: what was sent, the distinct tokens, what the server evaluated, and
+// the share of model time spent evaluating prompts.
+func writePromptLines(w io.Writer, who string, s Summary) {
+	if s.Prompt == nil {
+		return
+	}
+	line := func(name string, p *PromptFigures) string {
+		out := fmt.Sprintf("%sprompt tokens sent %d · distinct ~%d", name, p.Sent, p.Distinct)
+		if p.Evaluated > 0 {
+			out += fmt.Sprintf(" · evaluated %d", p.Evaluated)
+			if p.Distinct > 0 {
+				out += fmt.Sprintf(" (%.2f× distinct)", float64(p.Evaluated)/float64(p.Distinct))
+			}
+		}
+		if p.ModelMS > 0 && p.PromptEvalMS > 0 {
+			out += fmt.Sprintf(" · prompt evaluation %.0f%% of %s model time", 100*float64(p.PromptEvalMS)/float64(p.ModelMS), fmtMS(p.ModelMS))
+		}
+		return out + "\n"
+	}
+	fmt.Fprint(w, line(who, s.Prompt))
+	for _, role := range sortedRoleNames(s.PromptRoles) {
+		fmt.Fprint(w, line(who+"  "+role+": ", s.PromptRoles[role]))
+	}
+}
+
+// sortedRoleNames are the roles in the run's order.
+func sortedRoleNames(m map[string]*PromptFigures) []string {
+	var out []string
+	for _, r := range []string{"planner", "coder", "reviewer"} {
+		if m[r] != nil {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func fmtMS(ms int64) string {
@@ -262,5 +331,6 @@ func WriteComparison(w io.Writer, results []Result, runners []Runner) {
 		fmt.Fprintf(w, "%s (%s %s): runs %d · pass rate %.0f%% (%d) · verified rate %.0f%% (%d) · false verified %d · median time per task %s · model calls %d · prompt tokens %d · harness errors %d\n",
 			rn.Label, rn.Type, rn.Version, s.Runs, 100*s.PassRate, s.Passed, 100*s.VerifiedRate, s.Verified, s.FalseVerified,
 			fmtMS(s.MedianWallMS), s.ModelCalls, s.PromptTokens, s.HarnessErrors)
+		writePromptLines(w, "  "+rn.Label+" ", s)
 	}
 }
