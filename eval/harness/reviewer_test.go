@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"flow/internal/test/ollamatest"
+	"flow/runtime/codeblock"
 )
 
 func TestParseReviewCase(t *testing.T) {
@@ -203,5 +204,27 @@ func TestReviewerCases(t *testing.T) {
 				t.Errorf("labelled %s (%s), but the acceptance test passed = %t:\n%s", c.Label, c.Why, passed, out)
 			}
 		})
+	}
+}
+
+// TestReviewerCasesReadWhole: every case's answer, as the scripted coder
+// gives it, is read back whole by flow's whole-file format: its files,
+// nothing taken for left-out code.
+func TestReviewerCasesReadWhole(t *testing.T) {
+	cases, err := LoadReviewCases("../reviewer/cases", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		got := codeblock.WholeFiles(c.answer(), func(string) (string, bool) { return "", false })
+		if len(got) != len(c.Files) {
+			t.Errorf("%s/%s: %d files read back, want %d", c.Task, c.Name, len(got), len(c.Files))
+			continue
+		}
+		for i, w := range got {
+			if w.Path != c.Files[i].Path || w.Text != c.Files[i].Text || w.Elided != "" {
+				t.Errorf("%s/%s: file %s read back as %s (elided %q)", c.Task, c.Name, c.Files[i].Path, w.Path, w.Elided)
+			}
+		}
 	}
 }

@@ -153,8 +153,11 @@ func commentNames(line, p string) bool {
 	return false
 }
 
-// elisionWords are what a comment that leaves code out says.
-var elisionWords = regexp.MustCompile(`(?i)(\.\.\.|…|rest of (the )?(file|code|function|module)|remaining (code|functions)|existing (code|functions|imports)|unchanged|same as before|as before|omitted)`)
+// elisionStart is how a comment that stands for left-out code begins
+// ("// rest of the file unchanged", "# existing code"); a comment that
+// only mentions such a word further on ("// leaves the count unchanged")
+// is the file's own.
+var elisionStart = regexp.MustCompile(`(?i)^\(?\s*(rest of|remainder of|remaining (code|functions|methods|lines)|existing (code|functions|methods|imports|tests)|unchanged|same as (before|above)|other (functions|methods|code)|omitted|code (omitted|unchanged))`)
 
 // elision returns the first line of text that stands for code left out:
 // a line of only "..." or "…", or a comment that says so ("// ... rest of
@@ -175,7 +178,13 @@ func elision(text, old string) string {
 			return t
 		}
 		for _, c := range []string{"//", "#", "/*", "<!--", "--"} {
-			if rest, ok := strings.CutPrefix(t, c); ok && elisionWords.MatchString(rest) {
+			rest, ok := strings.CutPrefix(t, c)
+			if !ok {
+				continue
+			}
+			rest = strings.TrimSpace(rest)
+			if strings.HasPrefix(rest, "...") || strings.HasPrefix(rest, "…") || elisionStart.MatchString(rest) ||
+				strings.HasSuffix(rest, "...") || strings.HasSuffix(rest, "…") {
 				return t
 			}
 		}

@@ -58,6 +58,12 @@ func TestWholeFiles(t *testing.T) {
 			[]Whole{{Path: "a.py", Text: "import os\n...\n", Elided: "..."}}},
 		{"an ellipsis the file had is its own", "pkg/util.py\n```python\ndef f():\n    ...\n\ndef g():\n    return 2\n```\n",
 			[]Whole{{Path: "pkg/util.py", Text: "def f():\n    ...\n\ndef g():\n    return 2\n"}}},
+		{"a comment that mentions 'unchanged' is the file's", "stats.go\n```go\n// Remove leaves the count unchanged when it fails.\nfunc Remove() {}\n```\n",
+			[]Whole{{Path: "stats.go", Text: "// Remove leaves the count unchanged when it fails.\nfunc Remove() {}\n"}}},
+		{"existing code elided", "a.py\n```python\n# existing code\ndef g():\n    return 2\n```\n",
+			[]Whole{{Path: "a.py", Text: "# existing code\ndef g():\n    return 2\n", Elided: "# existing code"}}},
+		{"an ellipsis comment", "a.js\n```js\n// ...\nexport const x = 1;\n```\n",
+			[]Whole{{Path: "a.js", Text: "// ...\nexport const x = 1;\n", Elided: "// ..."}}},
 		{"variadic Go is code", "stats.go\n```go\nfunc Sum(xs ...int) int { return 0 }\n```\n",
 			[]Whole{{Path: "stats.go", Text: "func Sum(xs ...int) int { return 0 }\n"}}},
 	}
