@@ -15,7 +15,7 @@ LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME ?= 30000x
 FUZZMINIMIZE ?= 1000x
 
-.PHONY: help build fake-ollama install test test-race test-nvim test-nvim-current test-lsp test-mcp test-ollama ollama-test-server ollama-avx2 e2e fuzz lint fmt check bench stats demo clean weights eval-tools eval eval-aider aider-venv eval-reviewer
+.PHONY: help build fake-ollama install test test-race test-nvim test-nvim-current test-lsp test-mcp test-ollama ollama-test-server ollama-avx2 e2e fuzz lint fmt check bench stats demo clean weights eval-tools eval eval-aider aider-venv eval-reviewer llamacpp eval-llamacpp
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -134,6 +134,14 @@ aider-venv: ## install the peer, aider-chat (pinned, from PyPI), in a venv under
 # The flow builds of make eval-aider: bin/flow, or labelled builds
 # (EVAL_FLOW='before=/tmp/flow-old,after=bin/flow').
 EVAL_FLOW ?= $(BIN)/flow
+llamacpp: ## build llama.cpp's server (llama-cpp-python[server], pinned, from PyPI) into a venv under the cache (scripts/llamacpp-server.sh)
+	scripts/llamacpp-server.sh install
+
+LLAMACPP_PORT ?= 8091
+eval-llamacpp: build llamacpp ## evaluate flow on the OpenAI-compatible API of llama.cpp's server, which the harness starts with the 1.5B weights (the EVAL_* of eval)
+	$(GO) run ./eval/harness -flow $(BIN)/flow -model flow-qwen2.5-coder:1.5b -api openai -base-url http://127.0.0.1:$(LLAMACPP_PORT) \
+		-start-server "scripts/llamacpp-server.sh serve $(LLAMACPP_PORT) 16384" -tasks '$(EVAL_TASKS)' -reps $(EVAL_REPS) $(EVAL_ARGS)
+
 eval-reviewer: ## evaluate flow's reviewer on the labelled changes of eval/reviewer/cases against a real model server (the EVAL_* of eval)
 	$(GO) run ./eval/harness -reviewer -model '$(EVAL_MODEL)' -api $(EVAL_API) -base-url '$(EVAL_URL)' \
 		-tasks '$(EVAL_TASKS)' -reps $(EVAL_REPS) $(EVAL_ARGS)

@@ -70,10 +70,11 @@ type Settings struct {
 	Tasks         []string `json:"tasks"`
 	Agent         string   `json:"agent,omitempty"`
 	// FlowVersion is the first flow build's version.
-	FlowVersion string   `json:"flow_version"`
-	Runners     []Runner `json:"runners"`
-	Peer        *Peer    `json:"peer,omitempty"`
-	ServerLog   string   `json:"server_log,omitempty"`
+	FlowVersion   string   `json:"flow_version"`
+	Runners       []Runner `json:"runners"`
+	Peer          *Peer    `json:"peer,omitempty"`
+	ServerLog     string   `json:"server_log,omitempty"`
+	StartedServer string   `json:"started_server,omitempty"`
 }
 
 // Peer is how the peer was run, for reading its results.
@@ -110,6 +111,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o := &Options{}
 	var tasks, out, flowSpec, peer, aiderPath string
 	var doctor, reviewer bool
+	var startCmd string
+	fs.StringVar(&startCmd, "start-server", "", "start the model server with this `command` first (\"scripts/llamacpp-server.sh serve 8091 16384\"), wait for -base-url to answer, stop it at the end")
 	var casesDir string
 	fs.BoolVar(&reviewer, "reviewer", false, "evaluate flow's reviewer instead (make eval-reviewer): the labelled changes of -cases, each made by a scripted coder, judged by the real model")
 	fs.StringVar(&casesDir, "cases", "eval/reviewer/cases", "the `folder` of the reviewer's labelled cases (-reviewer)")
@@ -150,6 +153,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if tasks != "" {
 		o.Tasks = strings.Split(tasks, ",")
+	}
+	if startCmd != "" {
+		logFile := filepath.Join(cacheDir(), "eval", "server-"+time.Now().UTC().Format("20060102T150405Z")+".log")
+		if err := os.MkdirAll(filepath.Dir(logFile), 0o755); err != nil {
+			fmt.Fprintf(stderr, "harness: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "harness: starting %s (log %s)\n", startCmd, logFile)
+		stop, err := startServer(ctx, startCmd, o.BaseURL, logFile, 10*time.Minute)
+		if err != nil {
+			fmt.Fprintf(stderr, "harness: %v\n", err)
+			return 1
+		}
+		defer stop()
+		o.StartedServer = startCmd
 	}
 	if reviewer {
 		if err := absPaths(o); err != nil {
@@ -278,7 +296,7 @@ func Evaluate(ctx context.Context, o *Options, tasks []*Task, scratch, out strin
 	f := &File{
 		StartedAt: time.Now().UTC().Format(time.RFC3339),
 		Settings: Settings{Model: o.Model, API: o.API, BaseURL: o.BaseURL, ContextLength: o.ContextLength,
-			CallTimeout: o.CallTimeout, Reps: o.Reps, Agent: o.Agent, Runners: o.Runners, ServerLog: o.ServerLog},
+			CallTimeout: o.CallTimeout, Reps: o.Reps, Agent: o.Agent, Runners: o.Runners, ServerLog: o.ServerLog, StartedServer: o.StartedServer},
 		Machine:  machine(),
 		Results:  []Result{},
 		ByRunner: []RunnerSummary{},

@@ -42,6 +42,9 @@ type Options struct {
 	AiderChecks bool
 	// ServerLog is the model server's debug log ("" when not read).
 	ServerLog string
+	// StartedServer is the -start-server command the harness ran the
+	// model server with, "" when the server was already there.
+	StartedServer string
 
 	goEnv []string // GOCACHE, GOMODCACHE, GOPATH for aider's own HOME
 }
