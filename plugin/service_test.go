@@ -117,7 +117,7 @@ func TestServiceRunThroughEditor(t *testing.T) {
 	if got := lua(t, v, "return vim.bo.modified"); got != false {
 		t.Errorf("a.go modified = %v, want false", got)
 	}
-	reqs := srv.Requests()
+	reqs := srv.Chats()
 	if len(reqs) == 0 {
 		t.Fatal("no model request")
 	}

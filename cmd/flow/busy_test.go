@@ -55,7 +55,7 @@ filetypes = ["go"]
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(time.Minute) // a hang guard, not a timing assertion
-	for len(srv.Requests()) == 0 {
+	for len(srv.Chats()) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the run never reached the model")
 		}

@@ -152,7 +152,7 @@ func TestGuardChangedExpectedValueIsNotVerified(t *testing.T) {
 	}
 	// The host's verification did not pass, so no reviewer was asked:
 	// planner, coder ×2, and the scripted verdict is left unused.
-	if reqs := srv.Requests(); len(reqs) != 3 {
+	if reqs := srv.Chats(); len(reqs) != 3 {
 		t.Fatalf("model calls = %d, want 3 (no reviewer)", len(reqs))
 	}
 	if r := roleByName(t, m, "reviewer"); r["status"] != "skipped" {

@@ -181,24 +181,13 @@ const (
 // lintGrep is a check that passes while a.go is a Go file.
 var lintGrep = []string{"grep", "-q", "package", "a.go"}
 
-// chats returns the chat requests the fake model received.
-func chats(srv *ollamatest.Server) []ollamatest.Recorded {
-	var out []ollamatest.Recorded
-	for _, r := range srv.Requests() {
-		if r.Path == "/api/chat" || r.Path == "/v1/chat/completions" {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // waitChats waits (bounded) until the fake model got n chat requests.
 func waitChats(t *testing.T, srv *ollamatest.Server, n int) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
-	for len(chats(srv)) < n {
+	for len(srv.Chats()) < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("the fake model got %d chat requests, want %d", len(chats(srv)), n)
+			t.Fatalf("the fake model got %d chat requests, want %d", len(srv.Chats()), n)
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
@@ -208,7 +197,7 @@ func waitChats(t *testing.T, srv *ollamatest.Server, n int) {
 // request, or "" when there is none.
 func toolResultByID(t *testing.T, srv *ollamatest.Server, id string) string {
 	t.Helper()
-	for _, r := range chats(srv) {
+	for _, r := range srv.Chats() {
 		for _, res := range toolResults(t, r.Body) {
 			if res.id == id {
 				return res.content
@@ -415,7 +404,7 @@ func TestNvimEditorToolsReachTheModel(t *testing.T) {
 	if rep["status"] == "error" {
 		t.Fatalf(":FlowBuild = %v", rep)
 	}
-	reqs := chats(srv)
+	reqs := srv.Chats()
 	if len(reqs) < 2 {
 		t.Fatalf("chat requests = %d, want at least 2", len(reqs))
 	}

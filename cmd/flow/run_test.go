@@ -120,7 +120,7 @@ func TestRunRepairsAWrongFix(t *testing.T) {
 	}
 	// The first cycle's check failed, so no reviewer was asked; the second
 	// cycle's coder (the fourth model call) is told what failed.
-	reqs := srv.Requests()
+	reqs := srv.Chats()
 	if len(reqs) != 6 {
 		t.Fatalf("model calls = %d, want 6", len(reqs))
 	}
@@ -227,7 +227,7 @@ func TestRunAdversarialModel(t *testing.T) {
 		t.Errorf("flow run = %d %v %v, want exit 1 and not verified", r.code, m["status"], m["verified"])
 	}
 	// Every call got exactly one error result with its own id.
-	reqs := srv.Requests()
+	reqs := srv.Chats()
 	if len(reqs) < 3 {
 		t.Fatalf("model calls = %d, want at least 3", len(reqs))
 	}
@@ -387,11 +387,12 @@ func waitExit(t *testing.T, cmd *exec.Cmd) int {
 	}
 }
 
-// waitRequests waits (bounded) until the fake server has seen n requests.
+// waitRequests waits (bounded) until the fake model has seen n chat
+// requests.
 func waitRequests(t *testing.T, srv *ollamatest.Server, n int) {
 	t.Helper()
 	for i := 0; i < 400; i++ {
-		if len(srv.Requests()) >= n {
+		if len(srv.Chats()) >= n {
 			return
 		}
 		time.Sleep(25 * time.Millisecond)

@@ -122,7 +122,7 @@ filetypes = ["go"]
 	if got, want := mustJSON(plain["result"]), mustJSON(withoutMeta(res)); got != want {
 		t.Fatalf("plain call = %s\nwant tasks/result without _meta = %s", got, want)
 	}
-	if n := len(srv.Requests()); n != 4 {
+	if n := len(srv.Chats()); n != 4 {
 		t.Errorf("the model saw %d requests, want the 4 of one run", n)
 	}
 	if r := p.taskReq(7, "get", "0123456789abcdef0123456789abcdef"); errorCode(r) != -32602 {

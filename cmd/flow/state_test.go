@@ -59,7 +59,7 @@ func TestModelCannotReachFlowState(t *testing.T) {
 		t.Errorf("second flow run while the first works = %d %v, want 1 and busy\nstderr: %s", second.code, m, second.stderr)
 	}
 
-	results := srv.Requests()[2].Body["messages"].([]any)
+	results := srv.Chats()[2].Body["messages"].([]any)
 	for _, id := range []string{"w1", "w2", "r1", "r2", "r3"} {
 		if text := toolMessage(t, results, id); !strings.Contains(text, "off limits to file tools") {
 			t.Errorf("tool call %s = %s, want refused as flow's own state", id, text)

@@ -168,6 +168,22 @@ func (s *Server) Requests() []Recorded {
 	return slices.Clone(s.requests)
 }
 
+// Chats returns a copy of the chat requests received so far (native and
+// OpenAI-compatible), in order: the model calls, without the requests a
+// client makes to learn about the server (/api/show, /api/ps, the load
+// request, /props).
+func (s *Server) Chats() []Recorded {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Recorded
+	for _, r := range s.requests {
+		if r.Path == "/api/chat" || r.Path == "/v1/chat/completions" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Unexpected returns how many requests the script did not foresee: chat
 // calls with no turn left or for another model than the next turn's, and
 // requests to unknown paths or with the wrong method.
