@@ -127,18 +127,6 @@ var contextTitles = map[string]string{
 	"workspace":                     "Workspace",
 }
 
-// sharedPart is what every role's message starts with in a run: the task
-// and the brief, made once when the first role starts (after the
-// baseline, whose failures rank the files). With the shared system
-// prompt and tool list it is the prefix every conversation of the run
-// has in common, which the model server's prompt cache serves
-// (doc/design.md §6.5).
-type sharedPart struct {
-	text string
-	// all: the brief holds the text of every source file.
-	all bool
-}
-
 // sharedMessage returns the run's shared part, made on first use.
 func (r *run) sharedMessage(ctx context.Context) *sharedPart {
 	if r.shared == nil {

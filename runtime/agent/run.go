@@ -38,6 +38,18 @@ type run struct {
 	result result
 }
 
+// sharedPart is what every role's message starts with in a run: the task
+// and the brief, made once when the first role starts (after the
+// baseline, whose failures rank the files). With the shared system
+// prompt and tool list it is the prefix every conversation of the run
+// has in common, which the model server's prompt cache serves
+// (doc/design.md §6.5).
+type sharedPart struct {
+	text string
+	// all: the brief holds the text of every source file.
+	all bool
+}
+
 // result is the run's conclusion: its status and the sentence saying why.
 type result struct {
 	status   string
