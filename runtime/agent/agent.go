@@ -250,7 +250,7 @@ func (r *run) work(ctx context.Context) {
 			}
 			askedForEvidence = true
 		}
-		coderCtx = repairContext(plan, o)
+		coderCtx = repairContext(plan, o, r.policyFor(config.RoleCoder).whole)
 	}
 }
 

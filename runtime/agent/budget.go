@@ -44,6 +44,10 @@ const (
 	// repairNoChange replaces repairInstruction while the run has changed
 	// no file, whatever the last coder's summary claimed.
 	repairNoChange = "No file has changed in this run: the last answer only described a change. Make the change now with file_edit (or file_write), then run flow_check. Do not change trust or configuration."
+	// repairNoChangeWhole is repairNoChange for a coder in the whole-file
+	// format (doc/design.md §6.7), whose instructions ask for files, not
+	// tool calls.
+	repairNoChangeWhole = "No file has changed in this run: the last answer only described a change. Make the change now: give the complete new content of each file you change, its path on a line of its own and then the whole file in a fenced code block. Do not change trust or configuration."
 	// repairEvidence replaces repairInstruction, once, when every check
 	// passed but none shows the change (doc/design.md §8.7).
 	repairEvidence = "Every check passes, but none shows that the task is done: they passed before this run too. " +

@@ -80,9 +80,12 @@ type repairSummary struct {
 
 // repairContext is the coder's context in a repair cycle: the plan and a
 // bounded summary of what failed (at most maxRepairChars characters of JSON).
-func repairContext(plan string, o cycleOutcome) map[string]any {
+// whole: the coder answers in the whole-file format.
+func repairContext(plan string, o cycleOutcome, whole bool) map[string]any {
 	instruction := repairInstruction
 	switch {
+	case len(o.changed) == 0 && whole:
+		instruction = repairNoChangeWhole
 	case len(o.changed) == 0:
 		instruction = repairNoChange
 	case o.verification.NoEvidence:

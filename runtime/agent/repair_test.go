@@ -131,7 +131,7 @@ func TestRepairContextIsBounded(t *testing.T) {
 		reviewer:     outcome{Role: report.Role{Role: "reviewer", Status: "ok", Approved: ptr(false), Summary: big, Issues: issues}},
 		verification: report.Verification{Status: "failed", Reason: big, Checks: checks, Coverage: cov},
 	}
-	ctx := repairContext("the plan", o)
+	ctx := repairContext("the plan", o, false)
 	b, err := report.Marshal(ctx["repair"])
 	if err != nil {
 		t.Fatal(err)
@@ -161,15 +161,17 @@ func TestRepairContextIsBounded(t *testing.T) {
 
 func TestRepairInstructionAsksForEvidence(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		o    cycleOutcome
-		want string
+		name  string
+		o     cycleOutcome
+		whole bool
+		want  string
 	}{
-		{"a failure", cycleOutcome{changed: []string{"a.go"}, verification: report.Verification{Status: "failed"}}, repairInstruction},
-		{"no change", cycleOutcome{verification: report.Verification{Status: "unverified"}}, repairNoChange},
-		{"no evidence", cycleOutcome{changed: []string{"a.go"}, verification: report.Verification{Status: "unverified", NoEvidence: true}}, repairEvidence},
+		{"a failure", cycleOutcome{changed: []string{"a.go"}, verification: report.Verification{Status: "failed"}}, false, repairInstruction},
+		{"no change", cycleOutcome{verification: report.Verification{Status: "unverified"}}, false, repairNoChange},
+		{"no change, whole files", cycleOutcome{verification: report.Verification{Status: "unverified"}}, true, repairNoChangeWhole},
+		{"no evidence", cycleOutcome{changed: []string{"a.go"}, verification: report.Verification{Status: "unverified", NoEvidence: true}}, false, repairEvidence},
 	} {
-		got := repairContext("", tc.o)["repair"].(repairSummary).Instruction
+		got := repairContext("", tc.o, tc.whole)["repair"].(repairSummary).Instruction
 		if got != tc.want {
 			t.Errorf("%s: instruction = %q, want %q", tc.name, got, tc.want)
 		}
