@@ -196,10 +196,9 @@ func TestScriptedRuns(t *testing.T) {
 		// is the reviewer asked.
 		{"go-server-host", "code-answer", "go", "native", true, true, []string{"config.go", "host_test.go", "server.go"}},
 		{"go-server-host", "code-answer", "go", "openai", true, true, []string{"config.go", "host_test.go", "server.go"}},
-		// The server says the model has 1.5B parameters, so agent.edit_format
-		// = "auto" gives the coder the whole-file format: its answer holds
-		// stats.go whole, the host writes it, the failing test now passes,
-		// and the one reviewer call approves.
+		// With agent.edit_format = "whole" (the harness's -agent) the
+		// coder's answer holds stats.go whole, the host writes it, the
+		// failing test now passes, and the one reviewer call approves.
 		{"go-stats-median", "whole", "go", "native", true, true, []string{"stats.go"}},
 		{"go-stats-median", "whole", "go", "openai", true, true, []string{"stats.go"}},
 	}
@@ -223,12 +222,16 @@ func TestScriptedRuns(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "run.json")
 			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), []string{
+			args := []string{
 				"-flow", flowBin, "-tasks-dir", tasksDir, "-tools-dir", toolsDir,
 				"-tasks", c.task, "-base-url", srv.URL, "-model", "flow-eval-scripted", "-api", c.api,
 				"-context-length", "16384", "-call-timeout", "60", "-doctor=false",
 				"-work-dir", filepath.Join(dir, "work"), "-out", out,
-			}, &stdout, &stderr)
+			}
+			if c.script == "whole" {
+				args = append(args, "-agent", `edit_format = "whole"`)
+			}
+			code := run(context.Background(), args, &stdout, &stderr)
 			if code != 0 {
 				t.Fatalf("harness exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 			}

@@ -102,19 +102,19 @@ func TestWholeFileRefusals(t *testing.T) {
 	}
 }
 
-// TestEditFormatAuto: "auto" gives a small model, or one the server says
-// cannot call tools, the whole-file format, and tool calls otherwise (a
-// larger model, or a server that does not say).
+// TestEditFormatAuto: "auto" gives a model the server says cannot call
+// tools the whole-file format, and tool calls otherwise, whatever its size
+// (doc/design.md §6.7).
 func TestEditFormatAuto(t *testing.T) {
 	tests := []struct {
 		name, size string
 		caps       []string
 		want, why  string
 	}{
-		{"a 1.5B model", "1.5B", nil, config.EditWhole, "has 1.5B parameters"},
-		{"a 7.6B model", "7.6B", nil, config.EditTools, "has 7.6B parameters"},
-		{"no tool calling", "", []string{"completion"}, config.EditWhole, "has no tool calling"},
-		{"the server does not say", "", nil, config.EditTools, "does not give the size"},
+		{"a 1.5B model that calls tools", "1.5B", []string{"completion", "tools"}, config.EditTools, "calls tools"},
+		{"a 7.6B model that calls tools", "7.6B", []string{"completion", "tools"}, config.EditTools, "calls tools"},
+		{"a 1.5B model without tool calling", "1.5B", []string{"completion"}, config.EditWhole, "has no tool calling"},
+		{"the server does not say", "", []string{}, config.EditTools, "does not say whether"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
