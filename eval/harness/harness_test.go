@@ -280,6 +280,12 @@ func TestScriptedRuns(t *testing.T) {
 			if r.ModelCalls < 2 || r.ToolCalls < 1 || r.PromptTokens == 0 || r.CompletionTokens == 0 || r.WallMS <= 0 {
 				t.Errorf("figures not taken from the report: %+v", r)
 			}
+			// The distinct prompt tokens come from the report's model_call
+			// events (prompt_chars, new_prompt_chars): a report that drops
+			// them leaves the cache-reuse goal unmeasurable.
+			if r.Prompt == nil || r.Prompt.Sent == 0 || r.Prompt.Distinct <= 0 || r.Prompt.Distinct > r.Prompt.Sent {
+				t.Errorf("prompt figures %+v, want distinct tokens between 1 and those sent", r.Prompt)
+			}
 			if wantStatus := map[bool]string{true: "ok", false: "unverified"}[c.verified]; r.Status != wantStatus {
 				t.Errorf("status %q, want %s\nreport: %s", r.Status, wantStatus, report)
 			}

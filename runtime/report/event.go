@@ -93,6 +93,8 @@ type modelCallJSON struct {
 	NativeToolCalls  int    `json:"native_tool_calls"`
 	TextToolCalls    int    `json:"text_tool_calls"`
 	PromptEvalMS     int64  `json:"prompt_eval_ms,omitempty"`
+	PromptChars      int    `json:"prompt_chars,omitempty"`
+	NewPromptChars   int    `json:"new_prompt_chars,omitempty"`
 	Note             string `json:"note,omitempty"`
 }
 
@@ -103,7 +105,8 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			Kind: e.Kind, Role: e.Role, Cycle: e.Cycle, Turn: e.Turn, Status: e.Status, Error: e.Error,
 			DurationMS: e.DurationMS, Bytes: e.Bytes, PromptTokens: e.PromptTokens,
 			CompletionTokens: e.CompletionTokens, DoneReason: e.DoneReason,
-			NativeToolCalls: e.NativeToolCalls, TextToolCalls: e.TextToolCalls, PromptEvalMS: e.PromptEvalMS, Note: e.Note,
+			NativeToolCalls: e.NativeToolCalls, TextToolCalls: e.TextToolCalls, PromptEvalMS: e.PromptEvalMS,
+			PromptChars: e.PromptChars, NewPromptChars: e.NewPromptChars, Note: e.Note,
 		})
 	}
 	return Marshal(toolEventJSON{

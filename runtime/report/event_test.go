@@ -40,6 +40,11 @@ func TestEventJSON(t *testing.T) {
 			`{"kind":"model_call","role":"coder","cycle":0,"turn":1,"status":"ok","duration_ms":900,"bytes":0,"prompt_tokens":1946,"completion_tokens":0,"done_reason":"stop","native_tool_calls":0,"text_tool_calls":0,"prompt_eval_ms":812}`,
 		},
 		{
+			"model call with its prompt's size and new part",
+			Event{Kind: EventModelCall, Role: "reviewer", Cycle: 1, Turn: 1, Status: "ok", PromptTokens: 2300, PromptChars: 9100, NewPromptChars: 1200},
+			`{"kind":"model_call","role":"reviewer","cycle":1,"turn":1,"status":"ok","duration_ms":0,"bytes":0,"prompt_tokens":2300,"completion_tokens":0,"done_reason":"","native_tool_calls":0,"text_tool_calls":0,"prompt_chars":9100,"new_prompt_chars":1200}`,
+		},
+		{
 			"model call error is not HTML-escaped",
 			Event{Kind: EventModelCall, Role: "coder", Cycle: 2, Turn: 3, Status: "error", Error: "a <b> & c", PromptTokens: 9, CompletionTokens: 4, NativeToolCalls: 2},
 			`{"kind":"model_call","role":"coder","cycle":2,"turn":3,"status":"error","error":"a <b> & c","duration_ms":0,"bytes":0,"prompt_tokens":9,"completion_tokens":4,"done_reason":"","native_tool_calls":2,"text_tool_calls":0}`,
