@@ -440,7 +440,7 @@ func TestRunProgressOnTerminal(t *testing.T) {
 		// Every model call is in the report, and on the terminal with its
 		// tokens and done reason.
 		if !strings.Contains(string(report), `{"kind":"model_call","role":"planner","cycle":0,"turn":1,"status":"ok","duration_ms":`) ||
-			!strings.Contains(string(report), `"prompt_tokens":321,"completion_tokens":12,"done_reason":"stop","native_tool_calls":0,"text_tool_calls":0,"prompt_eval_ms":250}`) {
+			!strings.Contains(string(report), `"prompt_tokens":321,"completion_tokens":12,"done_reason":"stop","native_tool_calls":0,"text_tool_calls":0,"prompt_eval_ms":250,"prompt_chars":`) {
 			t.Errorf("report = %s, want the planner's model call with its tokens", report)
 		}
 		if !quiet && !strings.Contains(string(tty), "(321+12 tokens, prompt 250ms, stop)") {
