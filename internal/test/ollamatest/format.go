@@ -18,6 +18,9 @@ func (r Recorded) Format() json.RawMessage {
 			js, _ := rf["json_schema"].(map[string]any)
 			return marshalValue(js["schema"])
 		case "json_object":
+			if schema := marshalValue(rf["schema"]); schema != nil {
+				return schema // llama-cpp-python's form
+			}
 			return json.RawMessage(`"json"`)
 		}
 		return nil

@@ -46,15 +46,17 @@ type Server struct {
 	slotCtx    int               // /props n_ctx (llama.cpp); 0: no /props
 	maxLen     map[string]int    // /v1/models max_model_len (vLLM)
 	openaiOnly bool
-	failures   map[string]failure
-	inflight   int // turns being answered
-	drained    chan struct{}
-	isDrained  bool
-	isClosed   bool
-	active     sync.WaitGroup // running handlers
-	quit       chan struct{}  // closed by Close; aborts delays
-	srv        *http.Server
-	closeOnce  sync.Once
+	// noJSONSchema refuses response_format json_schema (SetNoJSONSchema).
+	noJSONSchema bool
+	failures     map[string]failure
+	inflight     int // turns being answered
+	drained      chan struct{}
+	isDrained    bool
+	isClosed     bool
+	active       sync.WaitGroup // running handlers
+	quit         chan struct{}  // closed by Close; aborts delays
+	srv          *http.Server
+	closeOnce    sync.Once
 }
 
 // failure is a status forced on every request to one path.
@@ -295,6 +297,16 @@ func (s *Server) SetSlotContext(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.slotCtx = n
+}
+
+// SetNoJSONSchema makes the OpenAI endpoint refuse a response_format of
+// type json_schema with a 500 and llama-cpp-python's validation message, as
+// its server (0.3.x) does; it takes a schema only as {"type":
+// "json_object", "schema": …}. Refused requests use no turn.
+func (s *Server) SetNoJSONSchema(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noJSONSchema = on
 }
 
 // SetMaxModelLen makes GET /v1/models list name with max_model_len n, as

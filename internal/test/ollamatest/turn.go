@@ -76,6 +76,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec Recorded, open
 		s.writeError(w, openai, http.StatusNotFound, notFoundMessage(modelName))
 		return
 	}
+	if rf, _ := rec.Body["response_format"].(map[string]any); openai && s.noJSONSchema && rf["type"] == "json_schema" {
+		s.mu.Unlock()
+		s.writeError(w, openai, http.StatusInternalServerError,
+			`1 validation error: {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': "Input should be 'text' or 'json_object'", 'input': 'json_schema'}`)
+		return
+	}
 	if len(s.turns) == 0 {
 		s.unexpected++
 		s.mu.Unlock()

@@ -33,6 +33,10 @@ type openaiRequest struct {
 type openaiFormat struct {
 	Type       string            `json:"type"`
 	JSONSchema *openaiJSONSchema `json:"json_schema,omitempty"`
+	// Schema is llama-cpp-python's form of a schema: {"type":
+	// "json_object", "schema": …}, sent after its server refused
+	// json_schema.
+	Schema json.RawMessage `json:"schema,omitempty"`
 }
 
 type openaiJSONSchema struct {
@@ -166,7 +170,14 @@ func (c *Client) openaiBody(req model.Request) openaiRequest {
 // stream or, from servers that ignore stream, one JSON completion.
 func (c *Client) chatOpenAI(ctx context.Context, req model.Request) (model.Response, error) {
 	const op = "POST " + pathOpenAIChat
-	resp, err := c.do(ctx, "POST", pathOpenAIChat, c.openaiBody(req))
+	body := c.openaiBody(req)
+	resp, err := c.do(ctx, "POST", pathOpenAIChat, body)
+	if rf := body.ResponseFormat; err != nil && refusedJSONSchema(err, rf) {
+		// llama-cpp-python's server takes a schema only as json_object
+		// with a schema member (doc/design.md §7.5): ask once more so.
+		body.ResponseFormat = &openaiFormat{Type: "json_object", Schema: rf.JSONSchema.Schema}
+		resp, err = c.do(ctx, "POST", pathOpenAIChat, body)
+	}
 	if err != nil {
 		return model.Response{}, err
 	}
@@ -373,4 +384,13 @@ func (a *openaiAccumulator) response() model.Response {
 		return cutLoop(out, a.keep)
 	}
 	return out
+}
+
+// refusedJSONSchema reports whether err is the server refusing a
+// response_format of type json_schema that the request had: an HTTP error
+// whose message names json_schema.
+func refusedJSONSchema(err error, rf *openaiFormat) bool {
+	var se *statusError
+	return rf != nil && rf.JSONSchema != nil && errors.As(err, &se) &&
+		se.code >= 400 && strings.Contains(se.message, "json_schema")
 }

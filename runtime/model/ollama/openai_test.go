@@ -1,6 +1,7 @@
 package ollama_test
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -179,5 +180,40 @@ func TestChatOpenAIRawStreams(t *testing.T) {
 				t.Errorf("Chat() = %+v, want %+v", resp, tc.want)
 			}
 		})
+	}
+}
+
+// TestChatOpenAISchemaAsJSONObject: a server that refuses response_format
+// json_schema (llama-cpp-python's) is asked once more with the schema as
+// {"type": "json_object", "schema": …}, and the answer comes back; a server
+// that takes json_schema is asked once.
+func TestChatOpenAISchemaAsJSONObject(t *testing.T) {
+	t.Parallel()
+	// Keys in sorted order: Format() re-encodes the decoded body.
+	schema := `{"properties":{"approved":{"type":"boolean"}},"required":["approved"],"title":"verdict","type":"object"}`
+	for _, refuses := range []bool{true, false} {
+		srv := ollamatest.New(t, ollamatest.Turn{Content: `{"approved": true}`})
+		srv.SetNoJSONSchema(refuses)
+		c := newClient(t, srv.URL, func(o *ollama.Options) { o.API = "openai" })
+		resp, err := c.Chat(t.Context(), model.Request{Model: "reviewer", Format: []byte(schema),
+			Messages: []model.Message{{Role: model.RoleUser, Content: "judge"}}})
+		if err != nil || resp.Message.Content != `{"approved": true}` {
+			t.Fatalf("refuses json_schema %t: Chat() = %+v, %v; want the verdict", refuses, resp, err)
+		}
+		chats := srv.Chats()
+		types := make([]any, len(chats))
+		for i, r := range chats {
+			types[i] = r.Body["response_format"].(map[string]any)["type"]
+			if got := string(r.Format()); got != schema {
+				t.Errorf("refuses json_schema %t: request %d's schema = %s, want %s", refuses, i, got, schema)
+			}
+		}
+		want := []any{"json_schema"}
+		if refuses {
+			want = []any{"json_schema", "json_object"}
+		}
+		if fmt.Sprint(types) != fmt.Sprint(want) {
+			t.Errorf("refuses json_schema %t: response_format types %v, want %v", refuses, types, want)
+		}
 	}
 }
