@@ -47,9 +47,15 @@ func (r *env) resolveEditFormat(ctx context.Context) (string, string) {
 	}
 	name := r.cfg.ModelFor(config.RoleCoder)
 	info, err := b.ShowModel(ctx, name)
-	switch {
-	case err != nil:
+	if err != nil {
 		return config.EditTools, "auto: the server does not describe " + name
+	}
+	if info.ParameterCount > 0 {
+		// The size is shown, not used: the reader of a report judges a
+		// small model's results by it.
+		name += fmt.Sprintf(" (%.1fB parameters)", float64(info.ParameterCount)/1e9)
+	}
+	switch {
 	case len(info.Capabilities) > 0 && !slices.Contains(info.Capabilities, "tools"):
 		return config.EditWhole, "auto: " + name + " has no tool calling"
 	case len(info.Capabilities) == 0:

@@ -111,9 +111,9 @@ func TestEditFormatAuto(t *testing.T) {
 		caps       []string
 		want, why  string
 	}{
-		{"a 1.5B model that calls tools", "1.5B", []string{"completion", "tools"}, config.EditTools, "calls tools"},
-		{"a 7.6B model that calls tools", "7.6B", []string{"completion", "tools"}, config.EditTools, "calls tools"},
-		{"a 1.5B model without tool calling", "1.5B", []string{"completion"}, config.EditWhole, "has no tool calling"},
+		{"a 1.5B model that calls tools", "1.5B", []string{"completion", "tools"}, config.EditTools, "(1.5B parameters) calls tools"},
+		{"a 7.6B model that calls tools", "7.6B", []string{"completion", "tools"}, config.EditTools, "(7.6B parameters) calls tools"},
+		{"a 1.5B model without tool calling", "1.5B", []string{"completion"}, config.EditWhole, "(1.5B parameters) has no tool calling"},
 		{"the server does not say", "", []string{}, config.EditTools, "does not say whether"},
 	}
 	for _, tc := range tests {
