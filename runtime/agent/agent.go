@@ -199,6 +199,7 @@ func (r *run) work(ctx context.Context) {
 		r.cancel()
 		return
 	}
+	r.failing = failingRequired(r.baseline)
 	before := map[string]any{}
 	if f := failingBefore(r.baseline); len(f) > 0 {
 		before["failing_checks_before_changes"] = f
@@ -250,6 +251,7 @@ func (r *run) work(ctx context.Context) {
 			}
 			askedForEvidence = true
 		}
+		r.failing = failingRequired(o.verification.Checks)
 		coderCtx = repairContext(plan, o, r.policyFor(config.RoleCoder).whole)
 	}
 }

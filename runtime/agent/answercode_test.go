@@ -61,7 +61,7 @@ func TestCoderAnswerCodeOff(t *testing.T) {
 		t.Fatalf("answer_code = false: verified=%v, tools %+v; want no change", rep.Verified, toolEvents(rep))
 	}
 	second := be.requests()[2].Messages
-	if last := second[len(second)-1]; last.Content != msgNoChange {
+	if last := second[len(second)-1]; last.Content != noChangeMessage(policy{}, []string{"lint"}) {
 		t.Errorf("coder's second call ends with %q, want the reminder", last.Content)
 	}
 }
@@ -89,7 +89,7 @@ func TestCoderAnswerCodeIsNotAppliedTwice(t *testing.T) {
 	if got := h.read(t, "a.go"); !strings.Contains(got, "return 2") {
 		t.Errorf("a.go = %q: the summary's code was applied over the edit", got)
 	}
-	if msgs := be.requests()[2].Messages; msgs[len(msgs)-1].Content != msgNoChangeCode {
+	if msgs := be.requests()[2].Messages; msgs[len(msgs)-1].Content != noChangeMessage(policy{answerCode: true}, []string{"lint"}) {
 		t.Errorf("code equal to the file's: the coder was not reminded (%q)", msgs[len(msgs)-1].Content)
 	}
 }

@@ -99,8 +99,8 @@ func failureOutput(results []report.CheckResult) string {
 // failingBefore is the bounded view of the baseline's failing checks that
 // the planner and the first coder see: the project's own failure is the
 // best pointer to what the task is about.
-func failingBefore(results []report.CheckResult) []checkSummary {
-	var out []checkSummary
+func failingBefore(results []report.CheckResult) checkList {
+	var out checkList
 	l := levels[1]
 	for _, c := range results {
 		if c.Status != report.StatusOK && len(out) < l.checks {
@@ -108,6 +108,19 @@ func failingBefore(results []report.CheckResult) []checkSummary {
 		}
 	}
 	return out
+}
+
+// failingRequired names the required checks of results that failed or ran
+// out of time: what they say is about the code (a check that could not
+// run says nothing about it).
+func failingRequired(results []report.CheckResult) []string {
+	var names []string
+	for _, c := range results {
+		if c.Required && (c.Status == report.StatusFailed || c.Status == report.StatusTimeout) {
+			names = append(names, c.Name)
+		}
+	}
+	return names
 }
 
 // contextOrder is the order of the known context sections in a role's
@@ -150,8 +163,8 @@ const roleSeparator = "\n-----\n"
 
 // renderUserMessage renders a role's single user message as text: the
 // run's shared part (the task and the brief), then the role's part — each
-// context section under a heading (strings as they are, other values as
-// JSON) — and last the role's instructions. Small models follow headed
+// context section under a heading (strings as they are, a texter as its
+// text, other values as JSON) — and last the role's instructions. Small models follow headed
 // text better than one JSON document, and what comes last weighs most.
 func renderUserMessage(shared string, roleCtx map[string]any, instructions string) (string, error) {
 	var b strings.Builder
@@ -188,6 +201,9 @@ func renderUserMessage(shared string, roleCtx map[string]any, instructions strin
 			b.WriteString("\n")
 		case []string:
 			b.WriteString(strings.Join(v, "\n"))
+			b.WriteString("\n")
+		case texter:
+			b.WriteString(strings.TrimSpace(v.promptText()))
 			b.WriteString("\n")
 		default:
 			raw, err := json.Marshal(v)

@@ -27,8 +27,7 @@ func TestBriefHandsPlannerTheFailureAndTheFiles(t *testing.T) {
 	user := be.requests()[0].Messages[1].Content
 	for _, want := range []string{
 		"Task:\nmake the tests pass\n",
-		"Failing checks before any change (run by the host):\n",
-		"calc_test.go:7: Add(1, 2) = -1, want 3",
+		"Failing checks before any change (run by the host):\nCheck `unit` (required, test): failed, exit code 1. The end of its output:\n```\ncalc_test.go:7: Add(1, 2) = -1, want 3\n```\n",
 		"calc/calc.go: Add\n",
 		"calc/calc_test.go: TestAdd\n",
 		"calc/calc_test.go (as the run found it):\n```go\npackage calc\n",
@@ -47,6 +46,22 @@ func TestBriefHandsPlannerTheFailureAndTheFiles(t *testing.T) {
 	coder := be.requests()[1].Messages[1].Content
 	if !strings.Contains(coder, "Plan (written before any change):\n1. Fix Add in calc/calc.go.\n") || !strings.Contains(coder, "calc_test.go:7: Add(1, 2)") {
 		t.Errorf("coder message lacks the plan or the failure:\n%s", coder)
+	}
+}
+
+// TestCheckOutputAsText: a failing check's output is shown as its lines
+// in a fence that its own backquotes cannot close; a check without output
+// shows its error.
+func TestCheckOutputAsText(t *testing.T) {
+	rc := 2
+	l := checkList{
+		{Name: "md", Status: "failed", Required: true, Kind: "lint", Returncode: &rc, StdoutTail: "a.md:1: ```go", StderrTail: "1 problem\n"},
+		{Name: "slow", Status: "timeout", Error: "Check exceeded 10s"},
+	}
+	want := "Check `md` (required, lint): failed, exit code 2. The end of its output:\n````\na.md:1: ```go\n1 problem\n````\n" +
+		"Check `slow` (optional): timeout: Check exceeded 10s.\n"
+	if got := l.promptText(); got != want {
+		t.Errorf("promptText() =\n%s\nwant\n%s", got, want)
 	}
 }
 
@@ -105,7 +120,7 @@ func TestCoderAnsweringWithCodeIsToldOnce(t *testing.T) {
 		t.Fatalf("Run() = %s verified=%v (%s), want ok after the reminder", rep.Status, rep.Verified, rep.Reason)
 	}
 	third := be.requests()[2].Messages
-	if last := third[len(third)-1]; last.Role != "user" || last.Content != msgNoChangeCode {
+	if last := third[len(third)-1]; last.Role != "user" || last.Content != noChangeMessage(policy{answerCode: true}, []string{"lint"}) {
 		t.Errorf("coder's second call ends with %q, want the reminder", last.Content)
 	}
 

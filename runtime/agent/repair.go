@@ -16,16 +16,15 @@ type limits struct {
 	gaps       int // coverage gaps listed
 	issues     int // reviewer issues listed
 	issueChars int // characters of each issue and of the reviewer summary
-	summary    int // characters of the previous coder summary
 	text       int // characters of paths, reasons and error strings
 }
 
 var levels = []limits{
-	{tail: 1500, checks: 6, gaps: 20, issues: 10, issueChars: 400, summary: 1500, text: 300},
-	{tail: 800, checks: 4, gaps: 10, issues: 8, issueChars: 250, summary: 800, text: 200},
-	{tail: 400, checks: 3, gaps: 6, issues: 5, issueChars: 150, summary: 400, text: 120},
-	{tail: 150, checks: 2, gaps: 4, issues: 3, issueChars: 100, summary: 150, text: 80},
-	{tail: 0, checks: 1, gaps: 2, issues: 2, issueChars: 80, summary: 0, text: 60},
+	{tail: 1500, checks: 6, gaps: 20, issues: 10, issueChars: 400, text: 300},
+	{tail: 800, checks: 4, gaps: 10, issues: 8, issueChars: 250, text: 200},
+	{tail: 400, checks: 3, gaps: 6, issues: 5, issueChars: 150, text: 120},
+	{tail: 150, checks: 2, gaps: 4, issues: 3, issueChars: 100, text: 80},
+	{tail: 0, checks: 1, gaps: 2, issues: 2, issueChars: 80, text: 60},
 }
 
 // checkSummary is a failing check as the model sees it.
@@ -79,7 +78,8 @@ type repairSummary struct {
 }
 
 // repairContext is the coder's context in a repair cycle: the plan and a
-// bounded summary of what failed (at most maxRepairChars characters of JSON).
+// bounded summary of what failed (at most maxRepairChars characters of
+// JSON; its text, repairSummary.promptText, is shorter).
 // whole: the coder answers in the whole-file format.
 func repairContext(plan string, o cycleOutcome, whole bool) map[string]any {
 	instruction := repairInstruction
@@ -95,14 +95,11 @@ func repairContext(plan string, o cycleOutcome, whole bool) map[string]any {
 		s := repairSummary{
 			Instruction:  instruction,
 			Verification: summariseVerification(o.verification, l, false),
-			Previous: roleSummary{
-				Status:  o.coder.Status,
-				Summary: text.Truncate(o.coder.Summary, l.summary),
-				Error:   text.Truncate(o.coder.Error, l.text),
-			},
-		}
-		if len(o.changed) == 0 {
-			s.Previous.Summary = "" // a claim of a change that was not made
+			// The last coder's account is left out: the changed files'
+			// current text and the checks' output say what it did, and
+			// a 1.5B coder told its own "the checks pass" answered that
+			// the task was already done (doc/design.md §6.9).
+			Previous: roleSummary{Status: o.coder.Status, Error: text.Truncate(o.coder.Error, l.text)},
 		}
 		if o.reviewer.ran() && o.reviewer.Status != report.StatusSkipped {
 			s.Review = reviewSummary(o.reviewer.Role, l)

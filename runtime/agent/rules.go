@@ -25,7 +25,7 @@ func (s *session) newRules() []rule {
 		rs = append(rs, rule{"verdict", s.verdictRule})
 	}
 	if p.nudge {
-		rs = append(rs, noChangeRule(noChangeMessage(p)))
+		rs = append(rs, noChangeRule(noChangeMessage(p, s.r.failing)))
 	}
 	return append(rs,
 		rule{"answered", answeredRule},
@@ -213,26 +213,57 @@ func msgCodeApplied(paths []string, tool string) string {
 // repeated its calls, when its last reply had no text.
 const msgRepeatDone = "(the coder repeated its last calls after changing files; its change is judged as it stands)"
 
-// msgNoChange is the one reminder a coder gets when it answers (with code
-// it could not be applied, or saying what it changed) but has changed no
-// file; msgNoChangeCode is the reminder with agent.answer_code on.
+// The reminder a coder gets when it answers (with code that could not be
+// applied, or saying what it changed) but has changed no file: what
+// changed nothing, and how to make the change in the coder's edit format.
+// msgNoChange is the plain form, msgNoChangeCode the one with
+// agent.answer_code on, msgNoChangeWhole the whole-file format's; each
+// ends with msgNoChangeEscape.
 const (
-	msgNoChange     = "Your answer changed no file: only file_edit and file_write change files. Make the change now with a file_edit call (or file_write for a new or wholly rewritten file). If the task really needs no further change, answer again without code and say why."
-	msgNoChangeCode = "Your answer changed no file. Make the change now: call file_edit, or answer with each whole changed function (or the whole file) in a fenced code block, which the host applies. If the task really needs no further change, answer again without code and say why."
+	msgNoChange       = "Your answer changed no file: only file_edit and file_write change files. Make the change now with a file_edit call (or file_write for a new or wholly rewritten file)." + msgNoChangeEscape
+	msgNoChangeCode   = "Your answer changed no file. Make the change now: call file_edit, or answer with each whole changed function (or the whole file) in a fenced code block, which the host applies." + msgNoChangeEscape
+	msgNoChangeWhole  = "Your answer changed no file. Make the change now: give the complete new content of each file you change, its path on a line of its own and then the whole file in a fenced code block, which the host writes." + msgNoChangeEscape
+	msgNoChangeEscape = " If the task really needs no further change, answer again without code and say why."
 )
 
-// msgNoChangeWhole is the reminder in the whole-file format.
-const msgNoChangeWhole = "Your answer changed no file. Make the change now: give the complete new content of each file you change, its path on a line of its own and then the whole file in a fenced code block, which the host writes. If the task really needs no further change, answer again without code and say why."
-
-// noChangeMessage is the reminder of policy p's coder.
-func noChangeMessage(p policy) string {
+// noChangeMessage is the reminder of policy p's coder. failing are the
+// required checks that failed when the host last ran them (the baseline,
+// or the last cycle's verification): with nothing changed since, they
+// still fail, so the task is not done, and the reminder says so instead
+// of leaving the way out of answering that no change is needed
+// (doc/design.md §6.6). A 1.5B coder took that way out when told its
+// failing test already passed.
+func noChangeMessage(p policy, failing []string) string {
+	m := msgNoChange
 	switch {
 	case p.whole:
-		return msgNoChangeWhole
+		m = msgNoChangeWhole
 	case p.answerCode:
-		return msgNoChangeCode
+		m = msgNoChangeCode
 	}
-	return msgNoChange
+	if len(failing) == 0 {
+		return m
+	}
+	m = strings.TrimSuffix(m, msgNoChangeEscape)
+	checks := "check " + quoteList(failing) + " still fails"
+	if len(failing) > 1 {
+		checks = "checks " + quoteList(failing) + " still fail"
+	}
+	lead, rest, _ := strings.Cut(m, ". ")
+	return lead + ", and the required " + checks + ", so the task is not done. " + rest
+}
+
+// quoteList joins names as "a", "a and b" or "a, b and c", each in
+// backquotes.
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "`" + n + "`"
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
 
 // emptyReplyMessage is the corrective user message after an empty reply.

@@ -123,19 +123,45 @@ func TestNoChangeRule(t *testing.T) {
 	wrote := &turn{content: "done", wrote: true}
 	last := &turn{content: "done", last: true}
 	coder := policy{role: config.RoleCoder}
-	runRule(t, func() rule { return noChangeRule(noChangeMessage(coder)) }, []ruleCase{
+	runRule(t, func() rule { return noChangeRule(noChangeMessage(coder, nil)) }, []ruleCase{
 		{"told once", []*turn{answerTurn("I changed a.go"), answerTurn("I changed a.go")},
 			[]want{"say:only file_edit and file_write change files", "pass"}},
 		{"a change was made", []*turn{wrote}, []want{"pass"}},
 		{"calls are not an answer", []*turn{withCalls(ran("a", "ok"))}, []want{"pass"}},
 		{"no turn left", []*turn{last}, []want{"pass"}},
 	})
-	runRule(t, func() rule { return noChangeRule(noChangeMessage(policy{answerCode: true})) }, []ruleCase{
+	runRule(t, func() rule { return noChangeRule(noChangeMessage(policy{answerCode: true}, nil)) }, []ruleCase{
 		{"with answer code it names code blocks", []*turn{answerTurn("x")}, []want{"say:in a fenced code block, which the host applies"}},
 	})
-	runRule(t, func() rule { return noChangeRule(noChangeMessage(policy{whole: true, answerCode: true})) }, []ruleCase{
+	runRule(t, func() rule { return noChangeRule(noChangeMessage(policy{whole: true, answerCode: true}, nil)) }, []ruleCase{
 		{"in the whole-file format it asks for whole files", []*turn{answerTurn("x")}, []want{"say:then the whole file in a fenced code block, which the host writes"}},
 	})
+}
+
+// TestNoChangeWhileChecksFail: while a required check still fails, the
+// reminder names it, says that the task is not done and leaves out the way
+// out of answering that no change is needed, in every edit format.
+func TestNoChangeWhileChecksFail(t *testing.T) {
+	for _, p := range []policy{{}, {answerCode: true}, {whole: true, answerCode: true}} {
+		open := noChangeMessage(p, nil)
+		if !strings.HasSuffix(open, msgNoChangeEscape) {
+			t.Errorf("%+v without failing checks: %q, want it to end with the way out", p, open)
+		}
+		one := noChangeMessage(p, []string{"test"})
+		two := noChangeMessage(p, []string{"vet", "test"})
+		for _, c := range []struct{ got, names string }{{one, "check `test` still fails"}, {two, "checks `vet` and `test` still fail"}} {
+			if strings.Contains(c.got, "needs no further change") || !strings.Contains(c.got, "the required "+c.names+", so the task is not done. Make the change now") {
+				t.Errorf("%+v with failing checks: %q, want %q named and no way out", p, c.got, c.names)
+			}
+		}
+		// The how-to of the format is kept.
+		if _, how, _ := strings.Cut(open, "Make the change now"); !strings.Contains(one, strings.TrimSuffix(how, msgNoChangeEscape)) {
+			t.Errorf("%+v: %q lost the format's instructions %q", p, one, how)
+		}
+	}
+	if got := quoteList([]string{"a", "b", "c"}); got != "`a`, `b` and `c`" {
+		t.Errorf("quoteList = %q", got)
+	}
 }
 
 func TestAnsweredRule(t *testing.T) {

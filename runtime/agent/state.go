@@ -78,9 +78,13 @@ type env struct {
 	// config.EditWhole), resolved when the run is set up; editWhy says why.
 	editFormat, editWhy string
 	changed             map[string]bool
-	writes              int // file changes made by tools, each edit of a file counted
-	cycles              int // the cycle under way (0 for the planner)
-	invoked             int // role invocations so far (the k of synthesised call ids)
+	// failing are the required checks that failed when the host last ran
+	// them (the baseline, then each cycle's verification), for the
+	// coder's reminder when it changes nothing (rules.go).
+	failing []string
+	writes  int // file changes made by tools, each edit of a file counted
+	cycles  int // the cycle under way (0 for the planner)
+	invoked int // role invocations so far (the k of synthesised call ids)
 	// edit is the current tool call's write, for its event's diff.
 	edit editCapture
 
