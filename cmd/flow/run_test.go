@@ -128,11 +128,16 @@ func TestRunRepairsAWrongFix(t *testing.T) {
 	if r := roles[2].(map[string]any); r["role"] != "reviewer" || r["status"] != "skipped" {
 		t.Errorf("first cycle's reviewer = %v, want skipped", r)
 	}
+	// It sees the failure and the code as it is now, not the last coder's
+	// account of it.
 	user := messageContent(t, reqs[3].Body, 1)
-	for _, want := range []string{"Add(2, 3) = 6, want 5", "Fixed, I think."} {
+	for _, want := range []string{"Add(2, 3) = 6, want 5", "return a * b"} {
 		if !strings.Contains(user, want) {
 			t.Errorf("second coder's task message lacks %q:\n%s", want, user)
 		}
+	}
+	if strings.Contains(user, "Fixed, I think.") {
+		t.Errorf("second coder's task message repeats the last coder's account:\n%s", user)
 	}
 }
 
