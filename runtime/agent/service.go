@@ -191,6 +191,9 @@ func (s *Service) run(ctx context.Context, task string, events func(progress.Eve
 	}
 	if jr != nil {
 		deps.BeforeWrite = jr.BeforeWrite
+		if cfg.Agent.Transcript {
+			deps.Transcript = jr.Transcript
+		}
 	}
 	rep := newLoop(&cfg, deps).Run(ctx, task, events)
 	if jr != nil {

@@ -2,9 +2,12 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +132,100 @@ func TestServiceSetModel(t *testing.T) {
 	}
 	if names := strings.Join(svc.ToolNames(), ","); !strings.Contains(names, "file_write") {
 		t.Errorf("ToolNames() = %s, want the trusted coder's tools", names)
+	}
+}
+
+// TestServiceTranscript: with agent.transcript each model call is a line of
+// the run's transcript.jsonl: the messages it added to its conversation
+// and the reply; without it there is no transcript.
+func TestServiceTranscript(t *testing.T) {
+	script := func() *scripted {
+		return newScripted(t,
+			say("plan: edit a.go"),
+			do(tc("w1", "file_write", map[string]any{"path": "a.go", "content": "package a\n\nfunc A() {}\n"})),
+			say("done"),
+			say(verdict(true, "fine")),
+		)
+	}
+	dir := workspace(t, map[string]string{"a.go": "package a\n"})
+	cfg := testConfig(dir, shCheck("lint", "lint", []string{"go"}, "grep -q 'func A' a.go"))
+	cfg.Agent.Transcript = true
+	state := t.TempDir()
+	rep := newService(t, cfg, script(), state).Run(t.Context(), "add A", nil)
+	if rep.Status != report.StatusOK {
+		t.Fatalf("Run = %s (%s %s), want ok", rep.Status, rep.Reason, rep.Error)
+	}
+	paths, _ := filepath.Glob(filepath.Join(state, "workspaces", "*", "runs", "*-"+rep.RunID, "transcript.jsonl"))
+	if len(paths) != 1 {
+		t.Fatalf("transcripts of run %s: %v, want one", rep.RunID, paths)
+	}
+	data, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []transcriptEntry
+	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		var e transcriptEntry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("transcript line %q: %v", line, err)
+		}
+		entries = append(entries, e)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, fmt.Sprintf("%s %d/%d sent=%d", e.Role, e.Cycle, e.Turn, len(e.Sent)))
+	}
+	want := []string{"planner 0/1 sent=2", "coder 1/1 sent=2", "coder 1/2 sent=2", "reviewer 1/1 sent=2"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("transcript = %v, want %v", got, want)
+	}
+	first, second := entries[1], entries[2]
+	if first.Sent[0].Role != model.RoleSystem || !strings.Contains(first.Sent[1].Content, "add A") || !slices.Contains(first.Tools, "file_edit") {
+		t.Errorf("coder's first call sent %+v with tools %v, want the system prompt, the task and the tools", first.Sent, first.Tools)
+	}
+	if first.Reply == nil || len(first.Reply.ToolCalls) != 1 || first.Reply.ToolCalls[0].Name != "file_write" {
+		t.Errorf("coder's first reply = %+v, want its file_write call", first.Reply)
+	}
+	// The second call adds the reply and the call's result, nothing else.
+	if second.Sent[0].Role != model.RoleAssistant || second.Sent[1].Role != model.RoleTool || second.Tools != nil {
+		t.Errorf("coder's second call sent %+v (tools %v), want the reply and the tool result only", second.Sent, second.Tools)
+	}
+	if second.Reply == nil || second.Reply.Content != "done" {
+		t.Errorf("coder's second reply = %+v, want \"done\"", second.Reply)
+	}
+	if rv := entries[3]; rv.Format == "" || rv.Reply == nil || !strings.Contains(rv.Reply.Content, `"approved"`) {
+		t.Errorf("reviewer entry = %+v, want its verdict schema and verdict", rv)
+	}
+
+	// Off (the default): no transcript.
+	dir = workspace(t, map[string]string{"a.go": "package a\n"})
+	cfg = testConfig(dir, shCheck("lint", "lint", []string{"go"}, "grep -q 'func A' a.go"))
+	state = t.TempDir()
+	rep = newService(t, cfg, script(), state).Run(t.Context(), "add A", nil)
+	if paths, _ := filepath.Glob(filepath.Join(state, "workspaces", "*", "runs", "*", "transcript.jsonl")); rep.Status != report.StatusOK || len(paths) != 0 {
+		t.Errorf("run %s without agent.transcript left %v, want no transcript", rep.Status, paths)
+	}
+}
+
+// TestTranscriptFailureIsAWarning: a transcript that cannot be written is
+// said once as a warning, and the run goes on as it would without it.
+func TestTranscriptFailureIsAWarning(t *testing.T) {
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
+	h := newHarness(t, testConfig(dir, goLint()), newScripted(t, editScript(verdict(true, "ok"))...))
+	calls := 0
+	h.agent.deps.Transcript = func(any) error { calls++; return errors.New("disk full") }
+	rep := h.run(t, "fix a.go")
+	if rep.Status != report.StatusOK || !rep.Verified {
+		t.Fatalf("Run() = %s verified=%v (%s), want the run to go on", rep.Status, rep.Verified, rep.Reason)
+	}
+	var warnings []string
+	for _, e := range h.events {
+		if e.Kind == progress.Warning {
+			warnings = append(warnings, e.Message)
+		}
+	}
+	if calls != 1 || len(warnings) != 1 || !strings.Contains(warnings[0], "transcript is not kept from here on: disk full") {
+		t.Errorf("%d transcript calls, warnings %q; want one try and one warning naming the error", calls, warnings)
 	}
 }
 

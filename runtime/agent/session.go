@@ -20,6 +20,9 @@ type session struct {
 	seen  repeats    // answers of the previous turn's calls
 	// writes are the run's file changes when the invocation started.
 	writes int
+	// logged is the number of messages the invocation's previous call sent,
+	// for the transcript (transcript.go).
+	logged int
 	// turns, toolErrors and summary are the role's figures for the report.
 	turns, toolErrors int
 	summary           string

@@ -50,7 +50,10 @@ type loopDeps struct {
 	Now func() time.Time
 	// RunID, when non-empty, is the id of the next run (the journal names
 	// its records with it before the run starts); else one is generated.
-	RunID string
+	RunID string // Transcript, when set (agent.transcript), records each model call
+	// (a transcriptEntry) in the run's journal. Its error is shown as a
+	// warning once; the run goes on.
+	Transcript func(entry any) error
 }
 
 // checkHooks are the hooks a run's check runner calls around each check.
@@ -82,9 +85,12 @@ type env struct {
 	// them (the baseline, then each cycle's verification), for the
 	// coder's reminder when it changes nothing (rules.go).
 	failing []string
-	writes  int // file changes made by tools, each edit of a file counted
-	cycles  int // the cycle under way (0 for the planner)
-	invoked int // role invocations so far (the k of synthesised call ids)
+	// transcriptOff: recording the transcript failed once; no more is
+	// recorded.
+	transcriptOff bool
+	writes        int // file changes made by tools, each edit of a file counted
+	cycles        int // the cycle under way (0 for the planner)
+	invoked       int // role invocations so far (the k of synthesised call ids)
 	// edit is the current tool call's write, for its event's diff.
 	edit editCapture
 

@@ -91,9 +91,13 @@ type Agent struct {
 	// EditFormat is how the coder changes files: EditTools (file_edit and
 	// file_write calls), EditWhole (the answer holds the complete new text
 	// of each changed file, in a fenced block named by its path) or
-	// EditAuto (whole for a small model or one without tool calls, as the
-	// server describes it; tools otherwise). "" means EditAuto.
+	// EditAuto (whole for a model the server says cannot call tools;
+	// tools otherwise). "" means EditAuto.
 	EditFormat string `json:"edit_format"`
+	// Transcript keeps each model call's request messages and reply in
+	// the run's journal (transcript.jsonl), to see why a run went as it
+	// did. Off by default: it holds the workspace's text.
+	Transcript bool `json:"transcript"`
 }
 
 // The values of agent.planner.

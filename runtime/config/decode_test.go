@@ -235,6 +235,11 @@ func TestParseValid(t *testing.T) {
 			c.Agent.AnswerCode = false
 			return c
 		}(), ""},
+		{"transcript on", "[agent]\ntranscript = true", func() Config {
+			c := Default()
+			c.Agent.Transcript = true
+			return c
+		}(), ""},
 		{"planner always", "[agent]\nplanner = \"always\"", func() Config {
 			c := Default()
 			c.Agent.Planner = PlannerAlways

@@ -52,6 +52,7 @@ func TestParseVerifyInvalid(t *testing.T) {
 	tests := []struct{ name, doc, want string }{
 		{"numeric baseline", "[agent]\nbaseline = 1", "agent.baseline must be a boolean"},
 		{"string answer_code", "[agent]\nanswer_code = \"yes\"", "agent.answer_code must be a boolean"},
+		{"string transcript", "[agent]\ntranscript = 1", "agent.transcript must be a boolean"},
 		{"unknown planner", "[agent]\nplanner = \"never\"", `agent.planner must be "auto" (skip the planner when the brief holds every source file) or "always"`},
 		{"numeric planner", "[agent]\nplanner = 1", `agent.planner must be "auto" (skip the planner when the brief holds every source file) or "always"`},
 		{"unknown edit format", "[agent]\nedit_format = \"diff\"", `agent.edit_format must be "auto"`},

@@ -18,6 +18,7 @@
 //	        blobs/<n>                      the content a file had before the run
 //	        report.json                    the run's report (after Finish)
 //	        undone.json                    the undo report, once the run is undone
+//	        transcript.jsonl               each model call's new messages and reply (agent.transcript)
 //
 // # Durability
 //

@@ -38,6 +38,8 @@ type Run struct {
 	blobs    int
 	broken   error // the log could not be repaired after a failed append
 	finished bool
+	// transcript is transcript.jsonl, opened by the first Transcript.
+	transcript *os.File
 }
 
 // NewRunID returns a fresh run id; see [report.NewRunID], the one
@@ -277,8 +279,42 @@ func (r *Run) Close() error {
 		return fmt.Errorf("journal: run %s is already finished", r.id)
 	}
 	r.finished = true
+	var terr error
+	if r.transcript != nil {
+		terr = r.transcript.Close()
+	}
 	if err := r.log.Close(); err != nil {
 		return fmt.Errorf("journal: close run %s: %w", r.id, err)
+	}
+	if terr != nil {
+		return fmt.Errorf("journal: close the transcript of run %s: %w", r.id, terr)
+	}
+	return nil
+}
+
+// Transcript appends entry to the run's transcript.jsonl as one JSON line,
+// creating the file (0600) on first use. The transcript is a record for
+// people and is not synced: a crash may lose its last lines, never the
+// write journal's. It is refused once the run is finished.
+func (r *Run) Transcript(entry any) error {
+	line, err := json.Marshal(entry)
+	if err != nil {
+		return fmt.Errorf("journal: encode transcript entry: %w", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.finished {
+		return fmt.Errorf("journal: run %s is finished; its transcript is closed", r.id)
+	}
+	if r.transcript == nil {
+		f, err := os.OpenFile(filepath.Join(r.dir, transcriptFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if err != nil {
+			return fmt.Errorf("journal: open the transcript of run %s: %w", r.id, err)
+		}
+		r.transcript = f
+	}
+	if _, err := r.transcript.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("journal: write the transcript of run %s: %w", r.id, err)
 	}
 	return nil
 }

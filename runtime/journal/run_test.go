@@ -67,6 +67,39 @@ func TestBeforeWriteRecordsOldContentFirst(t *testing.T) {
 	}
 }
 
+// TestTranscript: entries are appended as JSON lines to a 0600 file in the
+// run's directory, which undo and retention leave alone; a finished run
+// refuses more.
+func TestTranscript(t *testing.T) {
+	f := newFixture(t, Options{})
+	r := f.begin("run-1")
+	if _, err := os.Stat(filepath.Join(r.dir, transcriptFile)); !os.IsNotExist(err) {
+		t.Fatalf("transcript exists before any entry: %v", err)
+	}
+	for _, e := range []map[string]any{{"turn": 1, "reply": "a\nb"}, {"turn": 2}} {
+		if err := r.Transcript(e); err != nil {
+			t.Fatalf("Transcript(%v) = %v", e, err)
+		}
+	}
+	if err := r.Transcript(func() {}); err == nil {
+		t.Errorf("Transcript of a value JSON cannot encode = nil, want an error")
+	}
+	if err := r.Finish(report.Run{Status: report.StatusOK}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Transcript(map[string]any{"turn": 3}); err == nil || !strings.Contains(err.Error(), "finished") {
+		t.Errorf("Transcript after Finish = %v, want a refusal", err)
+	}
+	path := filepath.Join(r.dir, transcriptFile)
+	data, err := os.ReadFile(path)
+	if want := "{\"reply\":\"a\\nb\",\"turn\":1}\n{\"turn\":2}\n"; err != nil || string(data) != want {
+		t.Errorf("transcript = %q, %v; want %q", data, err, want)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("transcript mode = %v, %v; want 0600", st.Mode(), err)
+	}
+}
+
 func TestBeforeWriteRefusals(t *testing.T) {
 	f := newFixture(t, Options{})
 	r := f.begin("run-1")

@@ -58,6 +58,8 @@ const (
 	blobsDir    = "blobs"
 	reportFile  = "report.json"
 	undoneFile  = "undone.json"
+	// transcriptFile holds the model calls of a run with agent.transcript.
+	transcriptFile = "transcript.jsonl"
 )
 
 // Open opens (creating it 0700 when needed) the state of the workspace at

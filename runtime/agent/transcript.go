@@ -1,0 +1,62 @@
+package agent
+
+import (
+	"flow/runtime/model"
+	"flow/runtime/progress"
+)
+
+// transcriptEntry is one model call in the run's transcript
+// (agent.transcript, doc/design.md §6.14): what the request added to the
+// invocation's conversation and what came back. Together the entries of
+// one invocation are its whole conversation, so a real model's run can be
+// read afterwards, reply by reply.
+type transcriptEntry struct {
+	Role  string `json:"role"`
+	Cycle int    `json:"cycle"`
+	Turn  int    `json:"turn"`
+	Model string `json:"model"`
+	Note  string `json:"note,omitempty"`
+	// Sent are the request's messages after those the invocation's
+	// previous call sent: every message, the system prompt included, for
+	// its first call.
+	Sent []model.Message `json:"sent"`
+	// Tools are the names of the tools declared, on an invocation's first
+	// call (the later ones declare the same).
+	Tools []string `json:"tools,omitempty"`
+	// Format is the structured output the request asked for, if any.
+	Format string `json:"format,omitempty"`
+	// Reply is the model's message as the client returned it, before any
+	// extraction; nil when the call failed.
+	Reply      *model.Message `json:"reply,omitempty"`
+	DoneReason string         `json:"done_reason,omitempty"`
+	Error      string         `json:"error,omitempty"`
+}
+
+// transcribe records call n of the session in the transcript, when the run
+// keeps one. A failure to record is shown as a warning once and stops the
+// transcript; the run goes on.
+func (s *session) transcribe(n int, req model.Request, note string, resp model.Response, err error) {
+	r := s.r
+	if r.deps.Transcript == nil || r.transcriptOff {
+		return
+	}
+	e := transcriptEntry{Role: s.p.role, Cycle: r.cycles, Turn: n, Model: req.Model, Note: note, Format: string(req.Format)}
+	if s.logged < len(req.Messages) {
+		e.Sent = req.Messages[s.logged:]
+	}
+	if s.logged == 0 {
+		for _, t := range req.Tools {
+			e.Tools = append(e.Tools, t.Name)
+		}
+	}
+	s.logged = len(req.Messages)
+	if err != nil {
+		e.Error = err.Error()
+	} else {
+		e.Reply, e.DoneReason = &resp.Message, resp.DoneReason
+	}
+	if werr := r.deps.Transcript(e); werr != nil {
+		r.transcriptOff = true
+		r.emit(progress.Event{Kind: progress.Warning, Message: "the transcript is not kept from here on: " + werr.Error()})
+	}
+}
