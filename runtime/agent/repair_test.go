@@ -181,6 +181,10 @@ func TestRepairContextIsBounded(t *testing.T) {
 	if n := len([]rune(string(b))); n > maxRepairChars {
 		t.Errorf("repair summary = %d characters, want at most %d", n, maxRepairChars)
 	}
+	// The message shows its text, which the JSON bound bounds too.
+	if n := len([]rune(ctx["repair"].(repairSummary).promptText())); n > maxRepairChars {
+		t.Errorf("repair summary's text = %d characters, want at most %d", n, maxRepairChars)
+	}
 	if ctx["plan"] != "the plan" {
 		t.Errorf("repair context plan = %v, want the plan", ctx["plan"])
 	}
