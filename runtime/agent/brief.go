@@ -164,8 +164,9 @@ const roleSeparator = "\n-----\n"
 // renderUserMessage renders a role's single user message as text: the
 // run's shared part (the task and the brief), then the role's part — each
 // context section under a heading (strings as they are, a texter as its
-// text, other values as JSON) — and last the role's instructions. Small models follow headed
-// text better than one JSON document, and what comes last weighs most.
+// text, other values as JSON) — and last the role's instructions. Small
+// models follow headed text better than one JSON document, and what comes
+// last weighs most.
 func renderUserMessage(shared string, roleCtx map[string]any, instructions string) (string, error) {
 	var b strings.Builder
 	b.WriteString(shared)

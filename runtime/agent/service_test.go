@@ -208,7 +208,8 @@ func TestServiceTranscript(t *testing.T) {
 }
 
 // TestTranscriptFailureIsAWarning: a transcript that cannot be written is
-// said once as a warning, and the run goes on as it would without it.
+// said once, as a warning event and in the report's event of that call,
+// and the run goes on as it would without it.
 func TestTranscriptFailureIsAWarning(t *testing.T) {
 	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
 	h := newHarness(t, testConfig(dir, goLint()), newScripted(t, editScript(verdict(true, "ok"))...))
@@ -226,6 +227,16 @@ func TestTranscriptFailureIsAWarning(t *testing.T) {
 	}
 	if calls != 1 || len(warnings) != 1 || !strings.Contains(warnings[0], "transcript is not kept from here on: disk full") {
 		t.Errorf("%d transcript calls, warnings %q; want one try and one warning naming the error", calls, warnings)
+	}
+	// The report says it too, on the call whose entry was lost.
+	var notes []string
+	for _, e := range rep.Events {
+		if e.Kind == report.EventModelCall && e.Note != "" {
+			notes = append(notes, e.Note)
+		}
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "transcript is not kept from here on: disk full") {
+		t.Errorf("model-call notes = %q, want the lost transcript on the first call only", notes)
 	}
 }
 

@@ -50,9 +50,10 @@ type loopDeps struct {
 	Now func() time.Time
 	// RunID, when non-empty, is the id of the next run (the journal names
 	// its records with it before the run starts); else one is generated.
-	RunID string // Transcript, when set (agent.transcript), records each model call
-	// (a transcriptEntry) in the run's journal. Its error is shown as a
-	// warning once; the run goes on.
+	RunID string
+	// Transcript, when set (agent.transcript), records each model call (a
+	// transcriptEntry) in the run's journal. Its first error is a warning
+	// event and a note on that call's report event; the run goes on.
 	Transcript func(entry any) error
 }
 

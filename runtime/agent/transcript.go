@@ -33,12 +33,14 @@ type transcriptEntry struct {
 }
 
 // transcribe records call n of the session in the transcript, when the run
-// keeps one. A failure to record is shown as a warning once and stops the
-// transcript; the run goes on.
-func (s *session) transcribe(n int, req model.Request, note string, resp model.Response, err error) {
+// keeps one. A failure to record stops the transcript; it is a warning
+// event, and transcribe returns its sentence for the call's report event,
+// so that a report read without the progress events says it too. The run
+// goes on.
+func (s *session) transcribe(n int, req model.Request, note string, resp model.Response, err error) string {
 	r := s.r
 	if r.deps.Transcript == nil || r.transcriptOff {
-		return
+		return ""
 	}
 	e := transcriptEntry{Role: s.p.role, Cycle: r.cycles, Turn: n, Model: req.Model, Note: note, Format: string(req.Format)}
 	if s.logged < len(req.Messages) {
@@ -55,8 +57,12 @@ func (s *session) transcribe(n int, req model.Request, note string, resp model.R
 	} else {
 		e.Reply, e.DoneReason = &resp.Message, resp.DoneReason
 	}
-	if werr := r.deps.Transcript(e); werr != nil {
-		r.transcriptOff = true
-		r.emit(progress.Event{Kind: progress.Warning, Message: "the transcript is not kept from here on: " + werr.Error()})
+	werr := r.deps.Transcript(e)
+	if werr == nil {
+		return ""
 	}
+	r.transcriptOff = true
+	msg := "the transcript is not kept from here on: " + werr.Error()
+	r.emit(progress.Event{Kind: progress.Warning, Message: msg})
+	return msg
 }

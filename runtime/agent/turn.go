@@ -43,7 +43,9 @@ func (s *session) ask(ctx context.Context, n int, req model.Request, note string
 	stopBeat := r.heartbeat(s.p.role, n)
 	resp, err := r.deps.Backend.Chat(ctx, req)
 	stopBeat()
-	s.transcribe(n, req, note, resp, err)
+	if lost := s.transcribe(n, req, note, resp, err); lost != "" {
+		note = strings.TrimPrefix(note+"; "+lost, "; ")
+	}
 	r.rec.usageOf(resp.Usage)
 	ev := report.Event{
 		Kind: report.EventModelCall, Role: s.p.role, Cycle: r.cycles, Turn: n, Status: report.StatusOK,
