@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -114,4 +115,80 @@ func FuzzEditRegion(f *testing.F) {
 			t.Fatalf("replacing %q by %q in %q gives %q, want %q", region, repl, old, got, new)
 		}
 	})
+}
+
+// TestCodeAfterFailedTextCalls: a coder's reply gives the changed function
+// in a code block and then a file_edit call written as text whose
+// old_string matches nothing (as the 1.5B model wrote in a real run). The
+// call runs first and fails; the reply's code is then applied as a second
+// batch of the same turn, and the coder is done. A text call that changes
+// the file, or one that only reads, leaves the code alone; with the
+// answer's code off the failed call is all there is. In the whole-file
+// format the reply's whole file is the fallback.
+func TestCodeAfterFailedTextCalls(t *testing.T) {
+	code := "Here is the fix:\n\n```go\nfunc Value() int {\n\treturn 2\n}\n```\n\n"
+	call := func(old, new string) string {
+		args, _ := json.Marshal(map[string]any{"name": "file_edit", "arguments": map[string]string{"path": "a.go", "old_string": old, "new_string": new}})
+		return "Apply it with:\n\n```json\n" + string(args) + "\n```\n"
+	}
+	wrong := call("if x { return 1 }", "if x { return 2 }")
+	whole := "a.go\n```go\n" + strings.Replace(valueGo, "return 1", "return 2", 1) + "```\n\n" + wrong
+	read := "```json\n{\"name\": \"file_read\", \"arguments\": {\"path\": \"a.go\"}}\n```\n"
+	for _, tc := range []struct {
+		name       string
+		reply      string
+		format     string
+		answerCode bool
+		want       string   // a.go's Value body after the coder's turn
+		tools      []string // the coder's tool events: tool and status
+		applied    bool     // the coder's summary says the host applied code
+	}{
+		{"failed edit, then the code", code + wrong, config.EditTools, true, "return 2", []string{"file_edit error", "file_edit ok"}, true},
+		{"failed edit, answer code off", code + wrong, config.EditTools, false, "return 1", []string{"file_edit error"}, false},
+		{"edit that changes the file", code + call("\treturn 1", "\treturn 3"), config.EditTools, true, "return 3", []string{"file_edit ok"}, false},
+		{"a read, not an edit", code + read, config.EditTools, true, "return 1", []string{"file_read ok"}, false},
+		{"failed edit, then the whole file", whole, config.EditWhole, false, "return 2", []string{"file_edit error", "file_write ok"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := workspace(t, map[string]string{"a.go": valueGo})
+			// The coder's next reply (when it gets a turn) changes
+			// nothing; the reviewer rejects, so each case ends after
+			// one cycle whatever the coder did.
+			cfg := testConfig(dir, valueCheck())
+			cfg.Agent.MaxCycles = 1
+			cfg.Agent.MaxIterations = 2
+			cfg.Agent.AnswerCode = tc.answerCode
+			cfg.Agent.EditFormat = tc.format
+			be := newScripted(t, say("1. Make Value return 2."), say(tc.reply), say("Done."), say(verdict(false, "no", "not checked")))
+			h := newHarness(t, cfg, be)
+			rep := h.run(t, "make Value in a.go return 2")
+			if got := h.read(t, "a.go"); !strings.Contains(got, "\t"+tc.want+"\n") {
+				t.Errorf("a.go = %q, want Value to %s", got, tc.want)
+			}
+			var got []string
+			for _, e := range toolEvents(rep) {
+				if e.Role == config.RoleCoder {
+					got = append(got, e.Tool+" "+e.Status)
+					if !e.FromText {
+						t.Errorf("tool event %+v not marked from the reply's text", e)
+					}
+				}
+			}
+			if strings.Join(got, ", ") != strings.Join(tc.tools, ", ") {
+				t.Errorf("the coder ran %q, want %q", got, tc.tools)
+			}
+			coder := rep.Roles[1]
+			if applied := strings.HasPrefix(coder.Summary, "(The host applied the code of this answer to a.go"); applied != tc.applied {
+				t.Errorf("coder summary %q: applied = %t, want %t", coder.Summary, applied, tc.applied)
+			}
+			// No tool call id is used twice.
+			ids := map[string]bool{}
+			for _, e := range toolEvents(rep) {
+				if ids[e.ToolCallID] {
+					t.Errorf("tool call id %q used twice", e.ToolCallID)
+				}
+				ids[e.ToolCallID] = true
+			}
+		})
+	}
 }

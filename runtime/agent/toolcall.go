@@ -13,7 +13,8 @@ import (
 // agent.max_tool_calls is refused whole and ends the role; otherwise each
 // call is refused (a duplicate id), answered from the previous turn (an
 // identical call, see repeats) or executed, and counts as a tool call.
-// fromText marks the calls' events as found in the reply's text or code.
+// The caller ends the turn for repeats (seen.nextTurn) once every batch of
+// the turn is answered. fromText marks the calls' events as found in the reply's text or code.
 func (s *session) admit(ctx context.Context, t *turn, fromText bool) *end {
 	rec := s.r.rec
 	if len(t.calls.calls) > s.r.cfg.Agent.MaxToolCalls-rec.toolCalls {
@@ -43,7 +44,6 @@ func (s *session) admit(ctx context.Context, t *turn, fromText bool) *end {
 		status := s.execute(ctx, t, c, fromText)
 		t.results = append(t.results, callResult{key: callKey(c), status: status, ran: true})
 	}
-	s.seen.nextTurn()
 	return nil
 }
 

@@ -103,7 +103,14 @@ func (s *session) settle(c call, ex extraction) *end {
 // whole-file format) the files its answer gives whole, then (for a coder
 // with agent.answer_code) the code of an answer that changed no file.
 func (p policy) extractors() []extractor {
-	ex := []extractor{nativeCalls, textCalls}
+	return append([]extractor{nativeCalls, textCalls}, p.codeExtractors()...)
+}
+
+// codeExtractors are the extractors that make calls from the code an
+// answer gives: the whole files (format whole), then the answer's code
+// (agent.answer_code).
+func (p policy) codeExtractors() []extractor {
+	var ex []extractor
 	if p.whole {
 		ex = append(ex, wholeCalls)
 	}
