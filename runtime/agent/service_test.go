@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"flow/bufferfs"
+	"flow/internal/test/ollamatest"
 	"flow/runtime/config"
 	"flow/runtime/editor"
 	"flow/runtime/journal"
@@ -237,6 +238,48 @@ func TestTranscriptFailureIsAWarning(t *testing.T) {
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "transcript is not kept from here on: disk full") {
 		t.Errorf("model-call notes = %q, want the lost transcript on the first call only", notes)
+	}
+}
+
+// TestTranscriptKeepsPartialReply: a model call that fails after it began
+// to stream (an error from the server, or ollama.timeout) keeps what it
+// streamed in the transcript, beside the error; without it a run cut by a
+// timeout says nothing of what the model was writing.
+func TestTranscriptKeepsPartialReply(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		turn    ollamatest.Turn
+		timeout float64
+		err     string
+	}{
+		{"server error", ollamatest.Turn{Content: "1. Read a.go and then", Error: "model runner has unexpectedly stopped"}, 0, "unexpectedly stopped"},
+		{"timeout", ollamatest.Turn{Content: "1. Read a.go and then change", ChunkDelay: 2 * time.Second}, 0.5, "no complete response within 500ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(workspace(t, map[string]string{"a.go": "package a\n"}))
+			cfg.Trusted = false
+			if tc.timeout > 0 {
+				cfg.Ollama.Timeout = tc.timeout
+			}
+			h, _ := countingHarness(t, cfg, ollamatest.New(t, tc.turn))
+			var entries []transcriptEntry
+			h.agent.deps.Transcript = func(e any) error {
+				entries = append(entries, e.(transcriptEntry))
+				return nil
+			}
+			rep := h.run(t, "look at a.go")
+			if rep.Status != report.StatusError || len(entries) != 1 {
+				t.Fatalf("Run() = %s (%s), %d transcript entries; want error and one entry", rep.Status, rep.Error, len(entries))
+			}
+			e := entries[0]
+			if e.Reply != nil || !strings.Contains(strings.ToLower(e.Error), tc.err) {
+				t.Errorf("entry reply %+v, error %q; want no reply and an error with %q", e.Reply, e.Error, tc.err)
+			}
+			// The timeout cuts the stream after its first chunk or more.
+			if e.Partial == "" || !strings.HasPrefix(tc.turn.Content, e.Partial) {
+				t.Errorf("entry partial = %q, want the start of %q", e.Partial, tc.turn.Content)
+			}
+		})
 	}
 }
 

@@ -30,14 +30,17 @@ type transcriptEntry struct {
 	Reply      *model.Message `json:"reply,omitempty"`
 	DoneReason string         `json:"done_reason,omitempty"`
 	Error      string         `json:"error,omitempty"`
+	// Partial is the text the failed call had streamed before it failed
+	// (one cut by ollama.timeout): what the model was writing.
+	Partial string `json:"partial,omitempty"`
 }
 
 // transcribe records call n of the session in the transcript, when the run
-// keeps one. A failure to record stops the transcript; it is a warning
+// keeps one; partial is the text a failed call streamed. A failure to record stops the transcript; it is a warning
 // event, and transcribe returns its sentence for the call's report event,
 // so that a report read without the progress events says it too. The run
 // goes on.
-func (s *session) transcribe(n int, req model.Request, note string, resp model.Response, err error) string {
+func (s *session) transcribe(n int, req model.Request, note string, resp model.Response, err error, partial string) string {
 	r := s.r
 	if r.deps.Transcript == nil || r.transcriptOff {
 		return ""
@@ -53,7 +56,7 @@ func (s *session) transcribe(n int, req model.Request, note string, resp model.R
 	}
 	s.logged = len(req.Messages)
 	if err != nil {
-		e.Error = err.Error()
+		e.Error, e.Partial = err.Error(), partial
 	} else {
 		e.Reply, e.DoneReason = &resp.Message, resp.DoneReason
 	}

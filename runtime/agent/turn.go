@@ -30,9 +30,18 @@ func (s *session) ask(ctx context.Context, n int, req model.Request, note string
 	if msg := r.contextWindow(ctx, req.Model).before(chars); msg != "" {
 		return call{}, &end{cause: causeContextOverflow, detail: strings.TrimPrefix(msg, MsgContextOverflow)}
 	}
-	if r.events != nil {
+	// partial keeps what the call streamed, for the transcript of a call
+	// that fails before its reply is complete (a timeout).
+	var partial strings.Builder
+	keep := r.deps.Transcript != nil && !r.transcriptOff
+	if r.events != nil || keep {
 		req.OnDelta = func(text string) {
-			r.emit(progress.Event{Kind: progress.ModelDelta, Role: s.p.role, Turn: n, Message: text})
+			if keep {
+				partial.WriteString(text)
+			}
+			if r.events != nil {
+				r.emit(progress.Event{Kind: progress.ModelDelta, Role: s.p.role, Turn: n, Message: text})
+			}
 		}
 	}
 	s.turns++
@@ -43,7 +52,7 @@ func (s *session) ask(ctx context.Context, n int, req model.Request, note string
 	stopBeat := r.heartbeat(s.p.role, n)
 	resp, err := r.deps.Backend.Chat(ctx, req)
 	stopBeat()
-	if lost := s.transcribe(n, req, note, resp, err); lost != "" {
+	if lost := s.transcribe(n, req, note, resp, err, partial.String()); lost != "" {
 		note = strings.TrimPrefix(note+"; "+lost, "; ")
 	}
 	r.rec.usageOf(resp.Usage)
