@@ -14,7 +14,8 @@ import (
 // call is refused (a duplicate id), answered from the previous turn (an
 // identical call, see repeats) or executed, and counts as a tool call.
 // The caller ends the turn for repeats (seen.nextTurn) once every batch of
-// the turn is answered. fromText marks the calls' events as found in the reply's text or code.
+// the turn is answered. fromText marks the calls' events as found in the
+// reply's text or code.
 func (s *session) admit(ctx context.Context, t *turn, fromText bool) *end {
 	rec := s.r.rec
 	if len(t.calls.calls) > s.r.cfg.Agent.MaxToolCalls-rec.toolCalls {
