@@ -438,11 +438,20 @@ func testPartners(p string, all []string) []string {
 
 // replace puts the segment's declaration d in place of the declaration
 // of the same name in file target. Without a leading comment of its own,
-// d keeps the file's.
+// d keeps the file's. A Python class that lacks methods the file's class
+// has is merged into it instead (members.go).
 func (c *changer) replace(target string, d decl, p parsed) {
 	fp := c.parsed[target]
 	i := slices.IndexFunc(fp.decls, func(e decl) bool { return e.name == d.name })
 	old := fp.decls[i]
+	if old.class && d.class && c.language(target) == "python" {
+		if merged, ok := mergeClass(old.code(fp.src), d.code(p.src)); ok {
+			if merged != old.code(fp.src) {
+				c.record(target, fp.src[:old.body]+merged+fp.src[old.end:], d.name, false)
+			}
+			return
+		}
+	}
 	from, text := old.start, d.text(p.src)
 	if d.start == d.body {
 		from = old.body
@@ -464,15 +473,19 @@ func (c *changer) add(target string, d decl, p parsed) {
 	c.record(target, body+sep+d.text(p.src)+"\n", d.name, true)
 }
 
-// record makes text the new text of target, unless it no longer parses.
-func (c *changer) record(target, text, name string, added bool) {
-	lang := ""
+// language returns the language of workspace file target.
+func (c *changer) language(target string) string {
 	for _, f := range c.files {
 		if f.Path == target {
-			lang = f.Language
+			return f.Language
 		}
 	}
-	np, ok := parse(lang, text)
+	return ""
+}
+
+// record makes text the new text of target, unless it no longer parses.
+func (c *changer) record(target, text, name string, added bool) {
+	np, ok := parse(c.language(target), text)
 	if !ok {
 		return
 	}

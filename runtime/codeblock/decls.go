@@ -12,6 +12,7 @@ type decl struct {
 	name     string // "Median", "Stock.Remove" (a Go method), "" for others
 	isImport bool   // an import (Go: one import spec; others: the statement)
 	test     bool   // a test: Go Test*/Benchmark*/Fuzz*/Example* func, Python test class or test_ def
+	class    bool   // a class (Python, JavaScript/TypeScript)
 	start    int    // byte offset of the item with its leading comment
 	body     int    // byte offset of the item without its leading comment
 	end      int    // byte offset just after the item (its last line's end, without the line break)
@@ -72,7 +73,7 @@ func parse(language, src string) (parsed, bool) {
 			}
 		default:
 			out.decls = append(out.decls, decl{
-				name: d.Name, isImport: d.Kind == lang.Import, test: d.Test,
+				name: d.Name, isImport: d.Kind == lang.Import, test: d.Test, class: d.Kind == lang.Class,
 				start: d.Start, body: d.CodeStart, end: d.End,
 			})
 		}

@@ -16,6 +16,7 @@ func FuzzChanges(f *testing.F) {
 	f.Add("**duration.py**:\n```python\nimport os\n\ndef parse_duration(text):\n    return 0\n```", durationPy, "python")
 	f.Add("```js\n// format.js\nexport function formatPrice(c, cur) {\n  return cur;\n}\n```", formatJS, "javascript")
 	f.Add("```ts\n/* x\n*/\nexport const a = `\n${1}\n`;\n```", cartJS, "typescript")
+	f.Add("```python\nclass SlugifyTest(unittest.TestCase):\n  def test_new(self):\n    pass\n```", slugTestPy, "python")
 	f.Fuzz(func(t *testing.T, answer, text, lang string) {
 		name := map[string]string{"go": "a.go", "python": "a.py", "javascript": "a.js", "typescript": "a.ts"}[lang]
 		if name == "" {
