@@ -2,6 +2,7 @@ package codeblock
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -107,7 +108,7 @@ func mergeClass(old, new string) (string, bool) {
 	}
 	lacks := false
 	for _, n := range op.names {
-		if indexOf(np.names, n) < 0 {
+		if slices.Index(np.names, n) < 0 {
 			lacks = true
 		}
 	}
@@ -137,13 +138,13 @@ func mergeClass(old, new string) (string, bool) {
 	b.WriteString(head)
 	for i, n := range op.names {
 		m := op.methods[i]
-		if j := indexOf(np.names, n); j >= 0 {
+		if j := slices.Index(np.names, n); j >= 0 {
 			m = withBreak(reindent(np.methods[j]), m)
 		}
 		b.WriteString(m)
 	}
 	for j, n := range np.names {
-		if indexOf(op.names, n) >= 0 {
+		if slices.Index(op.names, n) >= 0 {
 			continue
 		}
 		cur := b.String()
@@ -163,13 +164,4 @@ func mergeClass(old, new string) (string, bool) {
 func withBreak(m, old string) string {
 	trail := old[len(strings.TrimRight(old, "\n")):]
 	return strings.TrimRight(m, "\n") + trail
-}
-
-func indexOf(names []string, n string) int {
-	for i, x := range names {
-		if x == n {
-			return i
-		}
-	}
-	return -1
 }

@@ -1,6 +1,7 @@
 package codeblock
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,51 +50,12 @@ func TestClassMerge(t *testing.T) {
 			answer: "I also added a test to `test_slug.py`:\n\n```python\nimport unittest\n\nfrom slug import slugify\n\n\n" +
 				"class SlugifyTest(unittest.TestCase):\n    def test_punctuation(self):\n        self.assertEqual(slugify(\"Rock & Roll!\"), \"rock-roll\")\n\n\n" +
 				"if __name__ == \"__main__\":\n    unittest.main()\n```\n",
-			want: `import unittest
-
-from slug import slugify
-
-
-class SlugifyTest(unittest.TestCase):
-    """Slugs of titles."""
-
-    def test_two_words(self):
-        self.assertEqual(slugify("Hello World"), "hello-world")
-
-    @unittest.skipIf(False, "never")
-    def test_many_spaces(self):
-        self.assertEqual(slugify("  Many   spaces here "), "many-spaces-here")
-
-    def test_punctuation(self):
-        self.assertEqual(slugify("Rock & Roll!"), "rock-roll")
-
-
-if __name__ == "__main__":
-    unittest.main()
-`,
+			want: strings.Replace(slugTestPy, "\n\n\nif __name__", "\n\n    def test_punctuation(self):\n        self.assertEqual(slugify(\"Rock & Roll!\"), \"rock-roll\")\n\n\nif __name__", 1),
 		},
 		{
 			name:   "one changed method, indented by two, replaces its namesake",
 			answer: "```python\nclass SlugifyTest(unittest.TestCase):\n  def test_two_words(self):\n    self.assertEqual(slugify(\"Hello  World\"), \"hello-world\")\n```\n",
-			want: `import unittest
-
-from slug import slugify
-
-
-class SlugifyTest(unittest.TestCase):
-    """Slugs of titles."""
-
-    def test_two_words(self):
-      self.assertEqual(slugify("Hello  World"), "hello-world")
-
-    @unittest.skipIf(False, "never")
-    def test_many_spaces(self):
-        self.assertEqual(slugify("  Many   spaces here "), "many-spaces-here")
-
-
-if __name__ == "__main__":
-    unittest.main()
-`,
+			want:   strings.Replace(slugTestPy, "        self.assertEqual(slugify(\"Hello World\")", "      self.assertEqual(slugify(\"Hello  World\")", 1),
 		},
 		{
 			name: "a class with every method replaces the file's",
