@@ -19,21 +19,11 @@ func (r *env) codeCalls(ctx context.Context, content string) ([]model.ToolCall, 
 	if !r.cfg.Agent.AnswerCode || r.deps.FS == nil || !strings.Contains(content, "```") {
 		return nil, nil
 	}
-	m, err := repomap.Build(ctx, r.deps.FS)
-	if err != nil {
-		return nil, nil
-	}
-	var files []codeblock.File
-	for _, f := range m.Files {
-		if text, ok := f.Text(); ok {
-			files = append(files, codeblock.File{Path: f.Path, Language: f.Language, Text: text})
-		}
-	}
 	var (
 		calls []model.ToolCall
 		paths []string
 	)
-	for _, ch := range codeblock.Changes(content, r.task, files) {
+	for _, ch := range codeblock.Changes(content, r.task, r.codeFiles(ctx)) {
 		if ch.Old == "" {
 			continue // an empty file: nothing for file_edit to match
 		}
@@ -46,6 +36,32 @@ func (r *env) codeCalls(ctx context.Context, content string) ([]model.ToolCall, 
 		paths = append(paths, ch.Path)
 	}
 	return calls, paths
+}
+
+// echoes returns the declarations the code blocks of a coder's answer
+// give exactly as the workspace has them (codeblock.Echoes), so that the
+// reminder after an answer that changed nothing can name them.
+func (r *env) echoes(ctx context.Context, content string) []codeblock.Echo {
+	if !r.cfg.Agent.AnswerCode || r.deps.FS == nil || !strings.Contains(content, "```") {
+		return nil
+	}
+	return codeblock.Echoes(content, r.task, r.codeFiles(ctx))
+}
+
+// codeFiles returns the workspace's source files that answer code may
+// change, with their current text.
+func (r *env) codeFiles(ctx context.Context) []codeblock.File {
+	m, err := repomap.Build(ctx, r.deps.FS)
+	if err != nil {
+		return nil
+	}
+	var files []codeblock.File
+	for _, f := range m.Files {
+		if text, ok := f.Text(); ok {
+			files = append(files, codeblock.File{Path: f.Path, Language: f.Language, Text: text})
+		}
+	}
+	return files
 }
 
 // editRegion returns the smallest run of whole lines of old that, replaced

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"flow/runtime/codeblock"
 	"flow/runtime/config"
 	"flow/runtime/report"
 )
@@ -68,7 +69,8 @@ func TestCoderAnswerCodeOff(t *testing.T) {
 }
 
 // TestCoderAnswerCodeIsNotAppliedTwice: code equal to the file's changes
-// nothing, so the coder gets the reminder, and code in a coder's answer
+// nothing, so the coder gets the reminder, which names the code it gave
+// back and its file, and code in a coder's answer
 // after it changed a file in the same invocation is its summary, not an
 // edit.
 func TestCoderAnswerCodeIsNotAppliedTwice(t *testing.T) {
@@ -90,8 +92,12 @@ func TestCoderAnswerCodeIsNotAppliedTwice(t *testing.T) {
 	if got := h.read(t, "a.go"); !strings.Contains(got, "return 2") {
 		t.Errorf("a.go = %q: the summary's code was applied over the edit", got)
 	}
-	if msgs := be.requests()[2].Messages; msgs[len(msgs)-1].Content != noChangeMessage(policy{answerCode: true}, []string{"lint"}) {
-		t.Errorf("code equal to the file's: the coder was not reminded (%q)", msgs[len(msgs)-1].Content)
+	want := withEchoes(noChangeMessage(policy{answerCode: true}, []string{"lint"}), []codeblock.Echo{{Path: "a.go", Names: []string{"Value"}}})
+	if msgs := be.requests()[2].Messages; msgs[len(msgs)-1].Content != want {
+		t.Errorf("code equal to the file's: reminder %q, want %q", msgs[len(msgs)-1].Content, want)
+	}
+	if !strings.Contains(want, "`Value` (a.go) is what the file already holds") {
+		t.Errorf("the reminder does not name the code given back: %q", want)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"flow/internal/text"
+	"flow/runtime/codeblock"
 	"flow/runtime/model"
 	"flow/runtime/report"
 )
@@ -25,7 +26,7 @@ func (s *session) newRules() []rule {
 		rs = append(rs, rule{"verdict", s.verdictRule})
 	}
 	if p.nudge {
-		rs = append(rs, noChangeRule(noChangeMessage(p, s.r.failing)))
+		rs = append(rs, noChangeRule(noChangeMessage(p, s.r.failing), s.r.echoes))
 	}
 	return append(rs,
 		rule{"answered", answeredRule},
@@ -64,16 +65,44 @@ func emptyReplyRule(p policy) rule {
 
 // noChangeRule: a coder that answers while no file changed in this
 // invocation (with code that could not be applied, or with a claim that
-// it changed a file) is told once that nothing was applied.
-func noChangeRule(message string) rule {
+// it changed a file) is told once that nothing was applied. When echoes
+// (nil for none) finds code the answer gives exactly as the workspace has
+// it, the reminder names it: a 1.5B coder often gave back the function it
+// was shown and said the task was done (doc/design.md §6.6).
+func noChangeRule(message string, echoes func(context.Context, string) []codeblock.Echo) rule {
 	nudged := false
-	return rule{"no change", func(_ context.Context, t *turn) decision {
+	return rule{"no change", func(ctx context.Context, t *turn) decision {
 		if len(t.calls.calls) > 0 || nudged || t.wrote || t.last {
 			return pass
 		}
 		nudged = true
-		return decision{say: message}
+		if echoes == nil {
+			return decision{say: message}
+		}
+		return decision{say: withEchoes(message, echoes(ctx, t.content))}
 	}}
+}
+
+// withEchoes puts the sentence naming the echoed code after the first
+// sentence of message.
+func withEchoes(message string, echoes []codeblock.Echo) string {
+	if len(echoes) == 0 {
+		return message
+	}
+	var parts []string
+	for _, e := range echoes {
+		parts = append(parts, joinWords(quoted(e.Names))+" ("+e.Path+")")
+	}
+	where := "the file already holds"
+	if len(echoes) > 1 {
+		where = "those files already hold"
+	}
+	note := "The code it gives for " + joinWords(parts) + " is what " + where + ", word for word: giving it back changes nothing. "
+	lead, rest, ok := strings.Cut(message, ". ")
+	if !ok {
+		return message + " " + strings.TrimSpace(note)
+	}
+	return lead + ". " + note + rest
 }
 
 // answeredRule: an answer without tool calls ends the role; the answer is
@@ -256,14 +285,24 @@ func noChangeMessage(p policy, failing []string) string {
 // quoteList joins names as "a", "a and b" or "a, b and c", each in
 // backquotes.
 func quoteList(names []string) string {
+	return joinWords(quoted(names))
+}
+
+// quoted returns names, each in backquotes.
+func quoted(names []string) []string {
 	q := make([]string, len(names))
 	for i, n := range names {
 		q[i] = "`" + n + "`"
 	}
-	if len(q) == 1 {
-		return q[0]
+	return q
+}
+
+// joinWords joins words as "a", "a and b" or "a, b and c".
+func joinWords(words []string) string {
+	if len(words) <= 1 {
+		return strings.Join(words, "")
 	}
-	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // emptyReplyMessage is the corrective user message after an empty reply.

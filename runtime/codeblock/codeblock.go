@@ -48,11 +48,36 @@ type Change struct {
 // file each, or that does not parse, changes nothing; a declaration that
 // equals the file's is no change.
 func Changes(answer, task string, files []File) []Change {
+	out, _ := read(answer, task, files)
+	return out
+}
+
+// Echo names the declarations of one file that an answer's code repeats
+// exactly as the file has them.
+type Echo struct {
+	Path  string
+	Names []string
+}
+
+// Echoes returns, in the order of files, the declarations that the code
+// blocks of answer give exactly as a file already has them, for the files
+// the answer does not change. A small model asked for a change often
+// copies the code it was shown and says the task is done; the caller can
+// then name what was copied instead of only saying that nothing changed.
+func Echoes(answer, task string, files []File) []Echo {
+	_, echoes := read(answer, task, files)
+	return echoes
+}
+
+// read places the code blocks of answer in files: the changes they make
+// and the echoes of the files they leave as they are.
+func read(answer, task string, files []File) ([]Change, []Echo) {
 	var c changer
 	c.files = files
 	c.task = task
 	c.texts = map[string]string{}
 	c.parsed = map[string]parsed{}
+	c.echoes = map[string][]string{}
 	for _, f := range files {
 		if p, ok := parse(f.Language, f.Text); ok {
 			c.texts[f.Path] = f.Text
@@ -65,10 +90,16 @@ func Changes(answer, task string, files []File) []Change {
 			c.apply(seg)
 		}
 	}
-	var out []Change
+	var (
+		out    []Change
+		echoes []Echo
+	)
 	for _, f := range files {
 		ch := c.changes[f.Path]
 		if ch == nil {
+			if names := c.echoes[f.Path]; len(names) > 0 {
+				echoes = append(echoes, Echo{Path: f.Path, Names: names})
+			}
 			continue
 		}
 		ch.New = c.texts[f.Path]
@@ -81,9 +112,11 @@ func Changes(answer, task string, files []File) []Change {
 		}
 		if ch.New != ch.Old {
 			out = append(out, *ch)
+		} else if names := append(c.echoes[f.Path], ch.Replaced...); len(names) > 0 {
+			echoes = append(echoes, Echo{Path: f.Path, Names: names}) // differed in layout only
 		}
 	}
-	return out
+	return out, echoes
 }
 
 // gofmtClean reports whether Go source is already formatted, so that
@@ -181,6 +214,7 @@ type changer struct {
 	texts   map[string]string // current text by path
 	parsed  map[string]parsed // parsed current text by path
 	changes map[string]*Change
+	echoes  map[string][]string // names given as the file has them, by path
 }
 
 // segment is the code of one file: a block, or the part of a block after
@@ -448,6 +482,8 @@ func (c *changer) replace(target string, d decl, p parsed) {
 		if merged, ok := mergeClass(old.code(fp.src), d.code(p.src)); ok {
 			if merged != old.code(fp.src) {
 				c.record(target, fp.src[:old.body]+merged+fp.src[old.end:], d.name, false)
+			} else {
+				c.echo(target, d.name)
 			}
 			return
 		}
@@ -457,9 +493,18 @@ func (c *changer) replace(target string, d decl, p parsed) {
 		from = old.body
 	}
 	if fp.src[from:old.end] == text {
+		c.echo(target, d.name)
 		return
 	}
 	c.record(target, fp.src[:from]+text+fp.src[old.end:], d.name, false)
+}
+
+// echo notes that the answer gives declaration name of target as the file
+// has it.
+func (c *changer) echo(target, name string) {
+	if !slices.Contains(c.echoes[target], name) {
+		c.echoes[target] = append(c.echoes[target], name)
+	}
 }
 
 // add appends the segment's declaration d to file target.
