@@ -252,7 +252,11 @@ func (r *run) work(ctx context.Context) {
 			askedForEvidence = true
 		}
 		r.failing = failingRequired(o.verification.Checks)
-		coderCtx = repairContext(plan, o, r.policyFor(config.RoleCoder).whole)
+		var tests []string
+		if o.verification.NoEvidence {
+			tests = r.testFilesFor(ctx, o.changed)
+		}
+		coderCtx = repairContext(plan, o, r.policyFor(config.RoleCoder).whole, tests)
 	}
 }
 

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"flow/runtime/codeblock"
@@ -46,6 +47,32 @@ func (r *env) echoes(ctx context.Context, content string) []codeblock.Echo {
 		return nil
 	}
 	return codeblock.Echoes(content, r.task, r.codeFiles(ctx))
+}
+
+// testFilesFor returns the test files a test that shows the change to the
+// changed files belongs in (codeblock.TestFilesFor), at most three, for
+// the repair request of a cycle whose checks do not show the change.
+func (r *env) testFilesFor(ctx context.Context, changed []string) []string {
+	if r.deps.FS == nil {
+		return nil
+	}
+	m, err := repomap.Build(ctx, r.deps.FS)
+	if err != nil {
+		return nil
+	}
+	all := make([]string, len(m.Files))
+	for i, f := range m.Files {
+		all[i] = f.Path
+	}
+	var out []string
+	for _, p := range changed {
+		for _, t := range codeblock.TestFilesFor(p, all) {
+			if len(out) < 3 && !slices.Contains(out, t) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
 }
 
 // codeFiles returns the workspace's source files that answer code may

@@ -164,9 +164,10 @@ const roleSeparator = "\n-----\n"
 // renderUserMessage renders a role's single user message as text: the
 // run's shared part (the task and the brief), then the role's part — each
 // context section under a heading (strings as they are, a texter as its
-// text, other values as JSON) — and last the role's instructions. Small
-// models follow headed text better than one JSON document, and what comes
-// last weighs most.
+// text, other values as JSON) — then the role's instructions, and last
+// the context's "now" entry, when there is one ("Now: …"). Small models
+// follow headed text better than one JSON document, and what comes last
+// weighs most.
 func renderUserMessage(shared string, roleCtx map[string]any, instructions string) (string, error) {
 	var b strings.Builder
 	b.WriteString(shared)
@@ -188,6 +189,9 @@ func renderUserMessage(shared string, roleCtx map[string]any, instructions strin
 		return strings.Compare(a, c)
 	})
 	for _, k := range keys {
+		if k == nowKey {
+			continue // after the instructions
+		}
 		if s, ok := roleCtx[k].(string); ok && strings.TrimSpace(s) == "" {
 			continue // no plan, for one
 		}
@@ -218,8 +222,15 @@ func renderUserMessage(shared string, roleCtx map[string]any, instructions strin
 	b.WriteString("\n")
 	b.WriteString(strings.TrimSpace(instructions))
 	b.WriteString("\n")
+	if now, _ := roleCtx[nowKey].(string); strings.TrimSpace(now) != "" {
+		b.WriteString("\nNow: " + strings.TrimSpace(now) + "\n")
+	}
 	return b.String(), nil
 }
+
+// nowKey is the role context's entry that the user message ends with,
+// after the role's instructions: what to do now (a repair cycle's).
+const nowKey = "now"
 
 // currentFiles is the current text of the files changed since the run
 // began, for a coder: the shared part shows them as the run found them,

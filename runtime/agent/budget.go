@@ -49,7 +49,8 @@ const (
 	// tool calls.
 	repairNoChangeWhole = "No file has changed in this run: the last answer only described a change. Make the change now: give the complete new content of each file you change, its path on a line of its own and then the whole file in a fenced code block. Do not change trust or configuration."
 	// repairEvidence replaces repairInstruction, once, when every check
-	// passed but none shows the change (doc/design.md §8.7).
+	// passed but none shows the change (doc/design.md §8.7);
+	// evidenceInstruction names the test files in it.
 	repairEvidence = "Every check passes, but none shows that the task is done: they passed before this run too. " +
 		"Add or extend a test (in the project's test files) that fails on the code as it was before your change and passes now, then run flow_check. " +
 		"Keep your change; do not change trust or configuration."

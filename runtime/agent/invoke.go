@@ -62,6 +62,7 @@ func (r *run) open(ctx context.Context, s *session, roleCtx map[string]any) *end
 			roleCtx["current_files"] = cur
 		}
 	}
+	s.now, _ = roleCtx[nowKey].(string)
 	user, err := renderUserMessage(r.sharedMessage(ctx).text, roleCtx, instructions)
 	if err != nil {
 		return &end{cause: causeSetup, detail: "encode role context: " + err.Error()}

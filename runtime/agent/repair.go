@@ -77,19 +77,22 @@ type repairSummary struct {
 	Previous     roleSummary         `json:"previous_implementation"`
 }
 
-// repairContext is the coder's context in a repair cycle: the plan and a
+// repairContext is the coder's context in a repair cycle: the plan, a
 // bounded summary of what failed (at most maxRepairChars characters of
-// JSON; its text, repairSummary.promptText, is shorter).
-// whole: the coder answers in the whole-file format.
-func repairContext(plan string, o cycleOutcome, whole bool) map[string]any {
-	instruction := repairInstruction
+// JSON; its text, repairSummary.promptText, is shorter) and what to do
+// now, which the message ends with (doc/design.md §6.9).
+// whole: the coder answers in the whole-file format. tests: the test
+// files a test that shows the change belongs in, for a cycle without
+// evidence (none: the project's test files).
+func repairContext(plan string, o cycleOutcome, whole bool, tests []string) map[string]any {
+	instruction, now := repairInstruction, nowRepair
 	switch {
 	case len(o.changed) == 0 && whole:
-		instruction = repairNoChangeWhole
+		instruction, now = repairNoChangeWhole, nowNoChange
 	case len(o.changed) == 0:
-		instruction = repairNoChange
+		instruction, now = repairNoChange, nowNoChange
 	case o.verification.NoEvidence:
-		instruction = repairEvidence
+		instruction, now = evidenceInstruction(tests)
 	}
 	summary := fit(maxRepairChars, func(l limits) any {
 		s := repairSummary{
@@ -115,7 +118,27 @@ func repairContext(plan string, o cycleOutcome, whole bool) map[string]any {
 			Previous: roleSummary{Status: o.coder.Status},
 		}
 	})
-	return map[string]any{"plan": plan, "repair": summary}
+	return map[string]any{"plan": plan, "repair": summary, nowKey: now}
+}
+
+// What a repair cycle's coder is told to do now, at the end of its
+// message: a 1.5B coder asked in the middle of its message for a test
+// answered with the file it was shown last.
+const (
+	nowRepair   = "fix what failed in the last cycle, as listed above."
+	nowNoChange = "make the change the task asks for."
+)
+
+// evidenceInstruction is the repair instruction, and what to do now, of a
+// cycle whose checks do not show the change: add a test to tests (the test
+// files that go with the changed files), or to the project's test files.
+func evidenceInstruction(tests []string) (string, string) {
+	if len(tests) == 0 {
+		return repairEvidence, "add or extend a test that fails on the code as it was before your change and passes now; keep your change."
+	}
+	where := "in " + joinWords(tests)
+	return strings.Replace(repairEvidence, "(in the project's test files)", where, 1),
+		"add or extend a test " + where + " that fails on the code as it was before your change and passes now; keep your change."
 }
 
 // reviewerContext is the reviewer's context: the changed files and a

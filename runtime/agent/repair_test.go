@@ -104,8 +104,9 @@ func TestNoChangeReminderNamesTheFailingCheck(t *testing.T) {
 		t.Fatalf("Run() = %s verified=%v (%s), %d replies left; want verified after the reminder", rep.Status, rep.Verified, rep.Reason, be.left())
 	}
 	msgs := be.requests()[4].Messages // planner, coder×2, repair coder×2
-	if last := msgs[len(msgs)-1].Content; last != noChangeMessage(policy{}, []string{"lint"}) || strings.Contains(last, "no further change") {
-		t.Errorf("repair coder's reminder = %q, want it to name the failing check and leave no way out", last)
+	// In a repair cycle the reminder ends with what the cycle asks for.
+	if last := msgs[len(msgs)-1].Content; last != noChangeMessage(policy{}, []string{"lint"})+"\n\nNow: "+nowRepair || strings.Contains(last, "no further change") {
+		t.Errorf("repair coder's reminder = %q, want it to name the failing check, leave no way out and end with what to do now", last)
 	}
 
 	// Every required check passes: the reminder keeps the way out.
@@ -173,7 +174,7 @@ func TestRepairContextIsBounded(t *testing.T) {
 		reviewer:     outcome{Role: report.Role{Role: "reviewer", Status: "ok", Approved: ptr(false), Summary: big, Issues: issues}},
 		verification: report.Verification{Status: "failed", Reason: big, Checks: checks, Coverage: cov},
 	}
-	ctx := repairContext("the plan", o, false)
+	ctx := repairContext("the plan", o, false, nil)
 	b, err := report.Marshal(ctx["repair"])
 	if err != nil {
 		t.Fatal(err)
@@ -217,7 +218,7 @@ func TestRepairInstructionAsksForEvidence(t *testing.T) {
 		{"no change, whole files", cycleOutcome{verification: report.Verification{Status: "unverified"}}, true, repairNoChangeWhole},
 		{"no evidence", cycleOutcome{changed: []string{"a.go"}, verification: report.Verification{Status: "unverified", NoEvidence: true}}, false, repairEvidence},
 	} {
-		got := repairContext("", tc.o, tc.whole)["repair"].(repairSummary).Instruction
+		got := repairContext("", tc.o, tc.whole, nil)["repair"].(repairSummary).Instruction
 		if got != tc.want {
 			t.Errorf("%s: instruction = %q, want %q", tc.name, got, tc.want)
 		}
@@ -240,3 +241,61 @@ func TestRepairSummaryPutsRequiredFailuresFirst(t *testing.T) {
 		t.Errorf("failing %v passed %v, want [req opt] and [ok]", names, s.PassedChecks)
 	}
 }
+
+// TestEvidenceRequestNamesTheTestFile: when every check passed before the
+// run and passes after it, the repair cycle asks for a test in the test
+// file that goes with the changed file (the project's, else the one the
+// language's convention names), and the coder's message ends with that
+// request, after the instructions. Without the rule the request is
+// generic and sits in the middle of the message.
+func TestEvidenceRequestNamesTheTestFile(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"the project's test file", map[string]string{"a.go": valueGo, "a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestOther(t *testing.T) {}\n"}, "a_test.go"},
+		{"no test file yet", map[string]string{"a.go": valueGo}, "a_test.go"},
+		{"a test file in another folder is not it", map[string]string{"a.go": valueGo, "b/b_test.go": "package b\n"}, "a_test.go"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := workspace(t, tc.files)
+			be := newScripted(t,
+				say("1. Make Value return 2."),
+				do(tc1("file_edit", map[string]any{"path": "a.go", "old_string": "return 1", "new_string": "return 2"})),
+				say("Value returns 2."),
+				say("The change is made."),
+				say("It is made."),
+			)
+			// Both checks pass before the run and after it.
+			cfg := testConfig(dir, shCheck("lint", config.KindLint, []string{"go"}, "true"), shCheck("test", config.KindTest, []string{"go"}, "true"))
+			cfg.Agent.MaxCycles = 2
+			h := newHarness(t, cfg, be)
+			rep := h.run(t, "make Value in a.go return 2")
+			if rep.Status != report.StatusUnverified || rep.Verified || be.left() != 0 {
+				t.Fatalf("Run() = %s verified=%v (%s), %d left; want unverified for want of evidence", rep.Status, rep.Verified, rep.Reason, be.left())
+			}
+			reqs := be.requests()
+			msgs := reqs[3].Messages
+			user := msgs[len(msgs)-1].Content
+			ask := "Add or extend a test in " + tc.want + " that fails on the code as it was before your change"
+			if !strings.Contains(user, ask) {
+				t.Errorf("repair message lacks %q:\n%s", ask, user)
+			}
+			end := "\nNow: add or extend a test in " + tc.want + " that fails on the code as it was before your change and passes now; keep your change.\n"
+			if !strings.HasSuffix(user, end) {
+				t.Errorf("repair message ends %q, want %q", user[max(0, len(user)-300):], end)
+			}
+			if first := reqs[1].Messages[1].Content; strings.Contains(first, "\nNow: ") {
+				t.Errorf("the first cycle's coder message has a Now: line")
+			}
+			// The reminder after an answer that changed nothing repeats it.
+			msgs = reqs[4].Messages
+			if last := msgs[len(msgs)-1].Content; !strings.HasSuffix(last, strings.TrimSuffix(end, "\n")) {
+				t.Errorf("reminder = %q, want it to end with %q", last, end)
+			}
+		})
+	}
+}
+
+func tc1(name string, args any) model.ToolCall { return tc("c1", name, args) }

@@ -26,7 +26,13 @@ func (s *session) newRules() []rule {
 		rs = append(rs, rule{"verdict", s.verdictRule})
 	}
 	if p.nudge {
-		rs = append(rs, noChangeRule(noChangeMessage(p, s.r.failing), s.r.echoes))
+		rs = append(rs, noChangeRule(func(ctx context.Context, content string) string {
+			m := withEchoes(noChangeMessage(p, s.r.failing), s.r.echoes(ctx, content))
+			if s.now != "" {
+				m += "\n\nNow: " + s.now
+			}
+			return m
+		}))
 	}
 	return append(rs,
 		rule{"answered", answeredRule},
@@ -65,22 +71,26 @@ func emptyReplyRule(p policy) rule {
 
 // noChangeRule: a coder that answers while no file changed in this
 // invocation (with code that could not be applied, or with a claim that
-// it changed a file) is told once that nothing was applied. When echoes
-// (nil for none) finds code the answer gives exactly as the workspace has
-// it, the reminder names it: a 1.5B coder often gave back the function it
-// was shown and said the task was done (doc/design.md §6.6).
-func noChangeRule(message string, echoes func(context.Context, string) []codeblock.Echo) rule {
+// it changed a file) is told once that nothing was applied; message
+// writes the reminder for the answer's content. The coder's reminder
+// names the code the answer gives exactly as the workspace has it (a 1.5B
+// coder often gave back the function it was shown and said the task was
+// done) and ends with what its repair cycle asks for now (doc/design.md
+// §6.6).
+func noChangeRule(message func(ctx context.Context, content string) string) rule {
 	nudged := false
 	return rule{"no change", func(ctx context.Context, t *turn) decision {
 		if len(t.calls.calls) > 0 || nudged || t.wrote || t.last {
 			return pass
 		}
 		nudged = true
-		if echoes == nil {
-			return decision{say: message}
-		}
-		return decision{say: withEchoes(message, echoes(ctx, t.content))}
+		return decision{say: message(ctx, t.content)}
 	}}
+}
+
+// fixedMessage is a reminder that does not depend on the answer.
+func fixedMessage(m string) func(context.Context, string) string {
+	return func(context.Context, string) string { return m }
 }
 
 // withEchoes puts the sentence naming the echoed code after the first

@@ -124,17 +124,19 @@ func TestNoChangeRule(t *testing.T) {
 	wrote := &turn{content: "done", wrote: true}
 	last := &turn{content: "done", last: true}
 	coder := policy{role: config.RoleCoder}
-	runRule(t, func() rule { return noChangeRule(noChangeMessage(coder, nil), nil) }, []ruleCase{
+	runRule(t, func() rule { return noChangeRule(fixedMessage(noChangeMessage(coder, nil))) }, []ruleCase{
 		{"told once", []*turn{answerTurn("I changed a.go"), answerTurn("I changed a.go")},
 			[]want{"say:only file_edit and file_write change files", "pass"}},
 		{"a change was made", []*turn{wrote}, []want{"pass"}},
 		{"calls are not an answer", []*turn{withCalls(ran("a", "ok"))}, []want{"pass"}},
 		{"no turn left", []*turn{last}, []want{"pass"}},
 	})
-	runRule(t, func() rule { return noChangeRule(noChangeMessage(policy{answerCode: true}, nil), nil) }, []ruleCase{
+	runRule(t, func() rule { return noChangeRule(fixedMessage(noChangeMessage(policy{answerCode: true}, nil))) }, []ruleCase{
 		{"with answer code it names code blocks", []*turn{answerTurn("x")}, []want{"say:in a fenced code block, which the host applies"}},
 	})
-	runRule(t, func() rule { return noChangeRule(noChangeMessage(policy{whole: true, answerCode: true}, nil), nil) }, []ruleCase{
+	runRule(t, func() rule {
+		return noChangeRule(fixedMessage(noChangeMessage(policy{whole: true, answerCode: true}, nil)))
+	}, []ruleCase{
 		{"in the whole-file format it asks for whole files", []*turn{answerTurn("x")}, []want{"say:then the whole file in a fenced code block, which the host writes"}},
 	})
 }
@@ -143,24 +145,19 @@ func TestNoChangeRule(t *testing.T) {
 // has it, the reminder names that code and its files after its first
 // sentence, and keeps the rest; without echoes it is unchanged.
 func TestNoChangeNamesEchoes(t *testing.T) {
-	echoes := func(found ...codeblock.Echo) func(context.Context, string) []codeblock.Echo {
-		return func(context.Context, string) []codeblock.Echo { return found }
-	}
 	base := noChangeMessage(policy{answerCode: true}, []string{"test"})
-	runRule(t, func() rule {
-		return noChangeRule(base, echoes(codeblock.Echo{Path: "strings.js", Names: []string{"camelCase"}}))
-	}, []ruleCase{
+	echoing := func(found ...codeblock.Echo) func() rule {
+		return func() rule {
+			return noChangeRule(func(context.Context, string) string { return withEchoes(base, found) })
+		}
+	}
+	runRule(t, echoing(codeblock.Echo{Path: "strings.js", Names: []string{"camelCase"}}), []ruleCase{
 		{"one file", []*turn{answerTurn("```js\n...\n```")}, []want{"say:still fails, so the task is not done. The code it gives for `camelCase` (strings.js) is what the file already holds, word for word: giving it back changes nothing. Make the change now"}},
 	})
-	runRule(t, func() rule {
-		return noChangeRule(base, echoes(
-			codeblock.Echo{Path: "stats.go", Names: []string{"Mean", "Median"}},
-			codeblock.Echo{Path: "stats_test.go", Names: []string{"TestMean"}}))
-	}, []ruleCase{
+	runRule(t, echoing(
+		codeblock.Echo{Path: "stats.go", Names: []string{"Mean", "Median"}},
+		codeblock.Echo{Path: "stats_test.go", Names: []string{"TestMean"}}), []ruleCase{
 		{"two files", []*turn{answerTurn("x")}, []want{"say:The code it gives for `Mean` and `Median` (stats.go) and `TestMean` (stats_test.go) is what those files already hold"}},
-	})
-	runRule(t, func() rule { return noChangeRule(base, echoes()) }, []ruleCase{
-		{"no echo", []*turn{answerTurn("x")}, []want{want("say:" + base)}},
 	})
 	if got := withEchoes(base, nil); got != base {
 		t.Errorf("withEchoes without echoes = %q, want %q", got, base)

@@ -18,6 +18,9 @@ type session struct {
 	rules []rule
 	prev  promptSize // the previous call's size, for the window check
 	seen  repeats    // answers of the previous turn's calls
+	// now is what the invocation's message ends with ("Now: …", a repair
+	// cycle's request), or "".
+	now string
 	// writes are the run's file changes when the invocation started.
 	writes int
 	// logged is the number of messages the invocation's previous call sent,

@@ -452,6 +452,35 @@ func isTestFile(p string) bool {
 	return strings.Contains(base, ".test.") || strings.Contains(base, ".spec.")
 }
 
+// TestFilesFor returns the files a test of source file p belongs in: the
+// files of all (the workspace's paths) that are its tests, else the one a
+// test of it would be by the language's convention (x_test.go,
+// test_x.py, x.test.js). A test file, or a file of a language this
+// package does not read, has none.
+func TestFilesFor(p string, all []string) []string {
+	if isTestFile(p) || strings.EqualFold(path.Ext(p), ".pyi") {
+		return nil
+	}
+	if found := testPartners(p, all); len(found) > 0 {
+		return found
+	}
+	dir, base := path.Dir(p), path.Base(p)
+	ext := path.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	var name string
+	switch family(lang.Of(p)) {
+	case "go":
+		name = stem + "_test" + ext
+	case "python":
+		name = "test_" + base
+	case "javascript":
+		name = stem + ".test" + ext
+	default:
+		return nil
+	}
+	return []string{path.Join(dir, name)}
+}
+
 // testPartners returns the files of all that are tests of source file p:
 // in its folder, named after it (x_test.go, test_x.py, x.test.js).
 func testPartners(p string, all []string) []string {

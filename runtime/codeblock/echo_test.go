@@ -79,3 +79,30 @@ func TestEchoes(t *testing.T) {
 		})
 	}
 }
+
+// TestTestFilesFor: a source file's tests are the project's test files
+// named after it in its folder, else the file the language's convention
+// names; a test file, a stub and other languages have none.
+func TestTestFilesFor(t *testing.T) {
+	all := []string{"inventory.go", "inventory_test.go", "duration.py", "test_duration.py", "src/arrays.js", "src/arrays.test.js", "src/arrays.spec.js", "lib/other_test.go"}
+	for _, tc := range []struct {
+		p    string
+		want []string
+	}{
+		{"inventory.go", []string{"inventory_test.go"}},
+		{"duration.py", []string{"test_duration.py"}},
+		{"src/arrays.js", []string{"src/arrays.test.js", "src/arrays.spec.js"}},
+		{"lib/other.go", []string{"lib/other_test.go"}},
+		{"stats.go", []string{"stats_test.go"}},
+		{"pkg/slug.py", []string{"pkg/test_slug.py"}},
+		{"cart.ts", []string{"cart.test.ts"}},
+		{"inventory_test.go", nil},
+		{"test_duration.py", nil},
+		{"types.pyi", nil},
+		{"main.rs", nil},
+	} {
+		if got := TestFilesFor(tc.p, all); !cmp.Equal(got, tc.want) {
+			t.Errorf("TestFilesFor(%q) = %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}
