@@ -154,6 +154,10 @@ func TestCodeAfterFailedTextCalls(t *testing.T) {
 		{"edit that changes the file", code + call("\treturn 1", "\treturn 3"), config.EditTools, true, "return 3", []string{"file_edit ok"}, false},
 		{"a read, not an edit", code + read, config.EditTools, true, "return 1", []string{"file_read ok"}, false},
 		{"failed edit, then the whole file", whole, config.EditWhole, false, "return 2", []string{"file_edit error", "file_write ok"}, true},
+		{"a check after the code", code + "Then:\nflow_check {}\n", config.EditTools, true, "return 2", []string{"file_edit ok"}, true},
+		{"a check as JSON after the code", code + "```json\n{\"name\": \"flow_check\", \"arguments\": {}}\n```\n", config.EditTools, true, "return 2", []string{"file_edit ok"}, true},
+		{"a check after the code, answer code off", code + "flow_check {}\n", config.EditTools, false, "return 1", []string{"flow_check failed"}, false},
+		{"a check after a whole file", "a.go\n```go\n" + strings.Replace(valueGo, "return 1", "return 2", 1) + "```\n\nflow_check {}\n", config.EditWhole, false, "return 2", []string{"file_write ok"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := workspace(t, map[string]string{"a.go": valueGo})

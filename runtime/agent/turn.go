@@ -9,6 +9,7 @@ import (
 	"flow/runtime/model"
 	"flow/runtime/progress"
 	"flow/runtime/report"
+	"flow/runtime/tools"
 )
 
 // call is one model call that the server answered: the reply, its
@@ -130,14 +131,34 @@ func (p policy) codeExtractors() []extractor {
 }
 
 // extract returns the reply's tool calls from the first extractor that
-// finds any.
+// finds any. Calls written as text that only ask for the checks, after
+// code that changes files, give way to that code: the model asks to check
+// a change it gave as code, and the host runs the checks once the coder
+// is done (doc/design.md §6.6).
 func (s *session) extract(ctx context.Context, resp model.Response) extraction {
 	for _, x := range s.p.extractors() {
 		if ex, ok := x(ctx, s, resp); ok {
+			if ex.source == fromText && onlyChecks(ex.calls) {
+				for _, cx := range s.p.codeExtractors() {
+					if code, ok := cx(ctx, s, resp); ok {
+						return code
+					}
+				}
+			}
 			return ex
 		}
 	}
 	return extraction{}
+}
+
+// onlyChecks says whether every call is flow_check.
+func onlyChecks(calls []model.ToolCall) bool {
+	for _, c := range calls {
+		if c.Name != tools.FlowCheck {
+			return false
+		}
+	}
+	return len(calls) > 0
 }
 
 func nativeCalls(_ context.Context, _ *session, resp model.Response) (extraction, bool) {

@@ -14,6 +14,8 @@ const (
 	maxTrailingScan = 64 << 10
 	// maxTrailingStarts bounds the candidate openings tried there.
 	maxTrailingStarts = 256
+	// maxNamedStarts bounds the lines tried as a tool's name and arguments.
+	maxNamedStarts = 64
 )
 
 // TextToolCalls returns the tool calls a model wrote as text instead of
@@ -25,7 +27,10 @@ const (
 //  1. <tool_call>…</tool_call> blocks that leaked through as text (the
 //     last one may lack its closing tag);
 //  2. fenced code blocks (```json or a bare ```);
-//  3. a JSON value that is the whole reply or ends it.
+//  3. lines that are an offered tool's name followed by its arguments
+//     object, `file_edit {"path": …}` (the form flow's own instructions
+//     show a call in), outside or inside any fenced block;
+//  4. a JSON value that is the whole reply or ends it.
 //
 // A call is a JSON object with a "name" and "arguments" (or "parameters"),
 // optionally wrapped as {"function": {…}}; the arguments are an object or a
@@ -44,7 +49,84 @@ func TextToolCalls(content string, offered []string) []ToolCall {
 	if calls := fencedCalls(content, offered); len(calls) > 0 {
 		return calls
 	}
+	if calls := namedCalls(content, offered); len(calls) > 0 {
+		return calls
+	}
 	return trailingCalls(content, offered)
+}
+
+// namedCalls reads the lines of content that start with an offered tool's
+// name (after indentation, a list marker or a backquote) followed by its
+// arguments, one JSON object, possibly in parentheses, with nothing after
+// it on its last line but a closing backquote. A name in prose ("I ran
+// flow_check {} and it passed") does not start its line, and a line
+// commented out (# or //) is not a call.
+func namedCalls(content string, offered []string) []ToolCall {
+	var out []ToolCall
+	tried := 0
+	for at := 0; at < len(content); {
+		line := content[at:]
+		if nl := strings.IndexByte(line, '\n'); nl >= 0 {
+			line = line[:nl]
+		}
+		start := at
+		at += len(line) + 1
+		t := strings.TrimLeft(line, " \t")
+		t = strings.TrimPrefix(t, "- ")
+		t = strings.TrimPrefix(t, "* ")
+		t = strings.TrimPrefix(t, "`")
+		name := ""
+		for _, n := range offered {
+			if strings.HasPrefix(t, n) && len(t) > len(n) && (t[len(n)] == ' ' || t[len(n)] == '{' || t[len(n)] == '(') {
+				name = n
+				break
+			}
+		}
+		if name == "" {
+			continue
+		}
+		rest := strings.TrimLeft(t[len(name):], " ")
+		paren := strings.HasPrefix(rest, "(")
+		if paren {
+			rest = strings.TrimLeft(rest[1:], " ")
+		}
+		if !strings.HasPrefix(rest, "{") {
+			continue
+		}
+		if tried++; tried > maxNamedStarts {
+			break
+		}
+		// The object may span lines: decode from its brace in content,
+		// at most maxTrailingScan bytes of it.
+		from := start + len(line) - len(rest)
+		dec := json.NewDecoder(strings.NewReader(content[from:min(len(content), from+maxTrailingScan)]))
+		var args json.RawMessage
+		if dec.Decode(&args) != nil {
+			continue
+		}
+		end := from + int(dec.InputOffset())
+		tail := content[end:]
+		if nl := strings.IndexByte(tail, '\n'); nl >= 0 {
+			tail = tail[:nl]
+		}
+		tail = strings.TrimSpace(tail)
+		if paren {
+			tail = strings.TrimSpace(strings.TrimPrefix(tail, ")"))
+		}
+		tail = strings.TrimSuffix(strings.TrimSuffix(tail, ";"), "`")
+		if tail != "" {
+			continue
+		}
+		text, ok := argumentsObject(args)
+		if !ok {
+			continue
+		}
+		out = append(out, ToolCall{Name: name, Arguments: text})
+		if end > at {
+			at = end
+		}
+	}
+	return out
 }
 
 const (

@@ -46,6 +46,14 @@ func TestTextToolCalls(t *testing.T) {
 			[]model.ToolCall{call("file_read", `{"path":"a"}`)}},
 		{"empty arguments", `{"name": "file_search", "arguments": {}}`, []model.ToolCall{call("file_search", `{}`)}},
 		{"unoffered call dropped from a list", `[{"name": "shell", "arguments": {}}, {"name": "file_read", "arguments": {"path": "calc.go"}}]`, []model.ToolCall{read}},
+		// The form flow's instructions show a call in: the name, then the arguments.
+		{"name and arguments", `file_read {"path": "calc.go"}`, []model.ToolCall{read}},
+		{"name and arguments in a go fence", "Here:\n```go\nfile_read {\"path\": \"calc.go\"}\n```", []model.ToolCall{read}},
+		{"a commented-out line is not one", "```python\n# file_read {\"path\": \"a\"}\nfile_read {\"path\": \"calc.go\"}\n```", []model.ToolCall{read}},
+		{"name and parenthesised arguments", `file_read({"path": "calc.go"});`, []model.ToolCall{read}},
+		{"name and arguments in backquotes, after a list marker", "Next:\n- `file_read {\"path\": \"calc.go\"}`", []model.ToolCall{read}},
+		{"arguments over several lines", "file_write {\n  \"path\": \"a\",\n  \"content\": \"x\"\n}\nfile_search {\"pattern\": \"Add\"}",
+			[]model.ToolCall{call("file_write", `{"path":"a","content":"x"}`), call("file_search", `{"pattern":"Add"}`)}},
 
 		// Not calls.
 		{"plain text", "All done: nothing to change.", nil},
@@ -64,6 +72,12 @@ func TestTextToolCalls(t *testing.T) {
 		{"list with a non-call", `[{"name": "file_read", "arguments": {"path": "a"}}, 3]`, nil},
 		{"empty list", `[]`, nil},
 		{"fenced go code", "```go\nfunc f() { g(map[string]any{\"name\": \"file_read\", \"arguments\": {}}) }\n```", nil},
+		{"a name in prose", "I ran file_search {} and it passed.", nil},
+		{"a name and arguments with text after them", `file_read {"path": "calc.go"} and then I fix it`, nil},
+		{"another name that starts like a tool's", `file_reader {"path": "calc.go"}`, nil},
+		{"a name and malformed arguments", `file_read {"path": "calc.go"`, nil},
+		{"a name and arguments that are no object", `file_read ["calc.go"]`, nil},
+		{"a name commented out", "// file_read {\"path\": \"calc.go\"}", nil},
 		{"empty", "", nil},
 	}
 	for _, tc := range tests {
@@ -97,6 +111,8 @@ func TestTextToolCallsHostile(t *testing.T) {
 		strings.Repeat(`{"a":`, 50000) + "1" + strings.Repeat("}", 50000),
 		strings.Repeat("```json\n{}\n```\n", 20000),
 		strings.Repeat("<tool_call>{", 20000),
+		strings.Repeat("file_read {\n", 20000),
+		strings.Repeat("file_read {\"a\": [", 20000),
 	} {
 		if got := model.TextToolCalls(s, offered); len(got) != 0 {
 			t.Errorf("TextToolCalls(hostile %d bytes) = %d calls, want none", len(s), len(got))
@@ -110,6 +126,7 @@ func FuzzTextToolCalls(f *testing.F) {
 	f.Add("<tool_call>\n{\"name\": \"file_write\", \"arguments\": {\"path\": \"a\", \"content\": \"b\"}}\n</tool_call>")
 	f.Add(`Reading it. [{"name": "file_read", "arguments": {}}, {"function": {"name": "file_search", "arguments": {"pattern": "x"}}}]`)
 	f.Add("I will use file_read.")
+	f.Add("```go\nfile_write {\n  \"path\": \"a\",\n  \"content\": \"x\"\n}\n```\n- `file_read({\"path\": \"b\"})`")
 	f.Fuzz(func(t *testing.T, content string) {
 		calls := model.TextToolCalls(content, offered)
 		for _, c := range calls {
