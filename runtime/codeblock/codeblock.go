@@ -18,6 +18,8 @@ package codeblock
 
 import (
 	"go/format"
+	"go/parser"
+	"go/token"
 	"path"
 	"regexp"
 	"slices"
@@ -104,7 +106,13 @@ func read(answer, task string, files []File) ([]Change, []Echo) {
 		}
 		ch.New = c.texts[f.Path]
 		if f.Language == "go" {
-			if formatted, err := format.Source([]byte(ch.New)); err != nil {
+			// format.Source also takes a list of declarations without a
+			// package clause, so the result is parsed as a whole file too.
+			formatted, err := format.Source([]byte(ch.New))
+			if err == nil {
+				_, err = parser.ParseFile(token.NewFileSet(), f.Path, formatted, parser.SkipObjectResolution)
+			}
+			if err != nil {
 				continue // the result does not parse: leave the file alone
 			} else if gofmtClean(ch.Old) {
 				ch.New = string(formatted)
