@@ -56,13 +56,9 @@ func (r *env) testFilesFor(ctx context.Context, changed []string) []string {
 	if r.deps.FS == nil {
 		return nil
 	}
-	m, err := repomap.Build(ctx, r.deps.FS)
-	if err != nil {
-		return nil
-	}
-	all := make([]string, len(m.Files))
-	for i, f := range m.Files {
-		all[i] = f.Path
+	var all []string
+	for _, f := range r.codeFiles(ctx) {
+		all = append(all, f.Path)
 	}
 	var out []string
 	for _, p := range changed {

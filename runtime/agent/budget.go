@@ -49,11 +49,13 @@ const (
 	// tool calls.
 	repairNoChangeWhole = "No file has changed in this run: the last answer only described a change. Make the change now: give the complete new content of each file you change, its path on a line of its own and then the whole file in a fenced code block. Do not change trust or configuration."
 	// repairEvidence replaces repairInstruction, once, when every check
-	// passed but none shows the change (doc/design.md §8.7);
-	// evidenceInstruction names the test files in it.
+	// passed but none shows the change (doc/design.md §8.7), with the test
+	// files named when flow knows them (evidenceInstruction).
 	repairEvidence = "Every check passes, but none shows that the task is done: they passed before this run too. " +
-		"Add or extend a test (in the project's test files) that fails on the code as it was before your change and passes now, then run flow_check. " +
+		"Add or extend a test " + evidenceWhere + " that fails on the code as it was before your change and passes now, then run flow_check. " +
 		"Keep your change; do not change trust or configuration."
+	// evidenceWhere says where the test goes when no test file is named.
+	evidenceWhere = "(in the project's test files)"
 	// msgReviewSkipped is the skipped reviewer's summary.
 	msgReviewSkipped = "Not asked: the host's verification did not pass, so this cycle cannot verify"
 )

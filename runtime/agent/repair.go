@@ -133,12 +133,14 @@ const (
 // cycle whose checks do not show the change: add a test to tests (the test
 // files that go with the changed files), or to the project's test files.
 func evidenceInstruction(tests []string) (string, string) {
+	now := func(where string) string {
+		return "add or extend a test " + where + "that fails on the code as it was before your change and passes now; keep your change."
+	}
 	if len(tests) == 0 {
-		return repairEvidence, "add or extend a test that fails on the code as it was before your change and passes now; keep your change."
+		return repairEvidence, now("")
 	}
 	where := "in " + joinWords(tests)
-	return strings.Replace(repairEvidence, "(in the project's test files)", where, 1),
-		"add or extend a test " + where + " that fails on the code as it was before your change and passes now; keep your change."
+	return strings.Replace(repairEvidence, evidenceWhere, where, 1), now(where + " ")
 }
 
 // reviewerContext is the reviewer's context: the changed files and a
