@@ -227,7 +227,7 @@ func (r *run) work(ctx context.Context) {
 		r.result = result{status: report.StatusUnverified, summary: planner.Summary, reason: ReasonReadOnly}
 		return
 	}
-	coderCtx := map[string]any{"plan": plan}
+	coderCtx := map[string]any{"plan": plan, nowKey: nowWithTask(nowCoder, r.task)}
 	if f, ok := before["failing_checks_before_changes"]; ok {
 		coderCtx["failing_checks_before_changes"] = f
 	}
@@ -256,7 +256,7 @@ func (r *run) work(ctx context.Context) {
 		if o.verification.NoEvidence {
 			tests = r.testFilesFor(ctx, o.changed)
 		}
-		coderCtx = repairContext(plan, o, r.policyFor(config.RoleCoder).whole, tests)
+		coderCtx = repairContext(r.task, plan, o, r.policyFor(config.RoleCoder).whole, tests)
 	}
 }
 

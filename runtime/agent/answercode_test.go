@@ -63,7 +63,7 @@ func TestCoderAnswerCodeOff(t *testing.T) {
 		t.Fatalf("answer_code = false: verified=%v, tools %+v; want no change", rep.Verified, toolEvents(rep))
 	}
 	second := be.requests()[2].Messages
-	if last := second[len(second)-1]; last.Content != noChangeMessage(policy{}, []string{"lint"}) {
+	if last := second[len(second)-1]; last.Content != noChangeMessage(policy{}, []string{"lint"})+"\n\nNow: "+nowWithTask(nowCoder, "make Value in a.go return 2") {
 		t.Errorf("coder's second call ends with %q, want the reminder", last.Content)
 	}
 }
@@ -92,7 +92,8 @@ func TestCoderAnswerCodeIsNotAppliedTwice(t *testing.T) {
 	if got := h.read(t, "a.go"); !strings.Contains(got, "return 2") {
 		t.Errorf("a.go = %q: the summary's code was applied over the edit", got)
 	}
-	want := withEchoes(noChangeMessage(policy{answerCode: true}, []string{"lint"}), []codeblock.Echo{{Path: "a.go", Names: []string{"Value"}}})
+	want := withEchoes(noChangeMessage(policy{answerCode: true}, []string{"lint"}), []codeblock.Echo{{Path: "a.go", Names: []string{"Value"}}}) +
+		"\n\nNow: " + nowWithTask(nowCoder, "make Value in a.go return 2")
 	if msgs := be.requests()[2].Messages; msgs[len(msgs)-1].Content != want {
 		t.Errorf("code equal to the file's: reminder %q, want %q", msgs[len(msgs)-1].Content, want)
 	}

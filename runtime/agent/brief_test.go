@@ -120,7 +120,7 @@ func TestCoderAnsweringWithCodeIsToldOnce(t *testing.T) {
 		t.Fatalf("Run() = %s verified=%v (%s), want ok after the reminder", rep.Status, rep.Verified, rep.Reason)
 	}
 	third := be.requests()[2].Messages
-	if last := third[len(third)-1]; last.Role != "user" || last.Content != noChangeMessage(policy{answerCode: true}, []string{"lint"}) {
+	if last := third[len(third)-1]; last.Role != "user" || last.Content != noChangeMessage(policy{answerCode: true}, []string{"lint"})+"\n\nNow: do this task:\nfix a.go" {
 		t.Errorf("coder's second call ends with %q, want the reminder", last.Content)
 	}
 

@@ -55,6 +55,7 @@ func (r *run) cycle(ctx context.Context, coderCtx map[string]any) cycleOutcome {
 	}
 
 	rc := reviewerContext(o)
+	rc[nowKey] = nowWithTask(nowReviewer, r.task)
 	if d := r.diffText(ctx, o.changed); d != "" {
 		rc["diffs"] = d
 	}

@@ -91,7 +91,10 @@ func TestPromptsIgnoreCWDAndWorkspace(t *testing.T) {
 			t.Errorf("%s system message = %q, want the embedded prompt", role, sys.Content)
 		}
 		want, _ := rolePrompt(role, true)
-		if !strings.HasSuffix(user.Content, strings.TrimSpace(want)+"\n") {
+		// The instructions come last but for the "Now:" line that
+		// restates the task (the coder's and the reviewer's).
+		i := strings.LastIndex(user.Content, strings.TrimSpace(want)+"\n")
+		if rest := user.Content[max(i, 0):]; i < 0 || strings.Count(rest, "Now: ") > 1 || !strings.HasSuffix(rest, "\n") {
 			t.Errorf("%s message does not end with its embedded instructions:\n%s", role, user.Content)
 		}
 		if strings.Contains(sys.Content, inject) || !strings.Contains(sys.Content, "No arbitrary commands") {

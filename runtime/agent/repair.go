@@ -77,20 +77,20 @@ type repairSummary struct {
 	Previous     roleSummary         `json:"previous_implementation"`
 }
 
-// repairContext is the coder's context in a repair cycle: the plan, a
+// repairContext is the coder's context in a repair cycle for task: the plan, a
 // bounded summary of what failed (at most maxRepairChars characters of
 // JSON; its text, repairSummary.promptText, is shorter) and what to do
 // now, which the message ends with (doc/design.md §6.9).
 // whole: the coder answers in the whole-file format. tests: the test
 // files a test that shows the change belongs in, for a cycle without
 // evidence (none: the project's test files).
-func repairContext(plan string, o cycleOutcome, whole bool, tests []string) map[string]any {
+func repairContext(task, plan string, o cycleOutcome, whole bool, tests []string) map[string]any {
 	instruction, now := repairInstruction, nowRepair
 	switch {
 	case len(o.changed) == 0 && whole:
-		instruction, now = repairNoChangeWhole, nowNoChange
+		instruction, now = repairNoChangeWhole, nowWithTask(nowNoChange, task)
 	case len(o.changed) == 0:
-		instruction, now = repairNoChange, nowNoChange
+		instruction, now = repairNoChange, nowWithTask(nowNoChange, task)
 	case o.verification.NoEvidence:
 		instruction, now = evidenceInstruction(tests)
 	}
@@ -126,8 +126,27 @@ func repairContext(plan string, o cycleOutcome, whole bool, tests []string) map[
 // answered with the file it was shown last.
 const (
 	nowRepair   = "fix what failed in the last cycle, as listed above."
-	nowNoChange = "make the change the task asks for."
+	nowNoChange = "make the change this task asks for:"
+	nowCoder    = "do this task:"
+	nowReviewer = "judge whether the change in the diffs above does this task:"
 )
+
+// maxNowTask bounds the task a "Now:" line repeats.
+const maxNowTask = 600
+
+// nowWithTask is a "Now:" line that ends with the task itself, on a line
+// of its own (doc/design.md §6.9): the task opens every role's message,
+// thousands of tokens before the role answers, and the 1.5B coder and
+// reviewer answered as if they had not read it (an unchanged file "with
+// the fix"; a verdict that turned the task around). A task longer than
+// maxNowTask, or one with a code block, is referred to instead.
+func nowWithTask(now, task string) string {
+	task = strings.TrimSpace(task)
+	if task == "" || len(task) > maxNowTask || strings.Contains(task, "```") {
+		return strings.TrimSuffix(now, ":") + " at the top of this message."
+	}
+	return now + "\n" + task
+}
 
 // evidenceInstruction is the repair instruction, and what to do now, of a
 // cycle whose checks do not show the change: add a test to tests (the test

@@ -116,7 +116,7 @@ func TestNoChangeReminderNamesTheFailingCheck(t *testing.T) {
 	be = newScripted(t, say("1. Rename fixed."), say("Renamed it."), say("It needs no change."))
 	newHarness(t, cfg, be).run(t, "rename fixed in a.go to done")
 	msgs = be.requests()[2].Messages
-	if last := msgs[len(msgs)-1].Content; last != msgNoChange {
+	if last := msgs[len(msgs)-1].Content; last != msgNoChange+"\n\nNow: do this task:\nrename fixed in a.go to done" {
 		t.Errorf("reminder with passing checks = %q, want %q", last, msgNoChange)
 	}
 }
@@ -174,7 +174,7 @@ func TestRepairContextIsBounded(t *testing.T) {
 		reviewer:     outcome{Role: report.Role{Role: "reviewer", Status: "ok", Approved: ptr(false), Summary: big, Issues: issues}},
 		verification: report.Verification{Status: "failed", Reason: big, Checks: checks, Coverage: cov},
 	}
-	ctx := repairContext("the plan", o, false, nil)
+	ctx := repairContext("the task", "the plan", o, false, nil)
 	b, err := report.Marshal(ctx["repair"])
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +218,7 @@ func TestRepairInstructionAsksForEvidence(t *testing.T) {
 		{"no change, whole files", cycleOutcome{verification: report.Verification{Status: "unverified"}}, true, repairNoChangeWhole},
 		{"no evidence", cycleOutcome{changed: []string{"a.go"}, verification: report.Verification{Status: "unverified", NoEvidence: true}}, false, repairEvidence},
 	} {
-		got := repairContext("", tc.o, tc.whole, nil)["repair"].(repairSummary).Instruction
+		got := repairContext("", "", tc.o, tc.whole, nil)["repair"].(repairSummary).Instruction
 		if got != tc.want {
 			t.Errorf("%s: instruction = %q, want %q", tc.name, got, tc.want)
 		}
@@ -286,8 +286,8 @@ func TestEvidenceRequestNamesTheTestFile(t *testing.T) {
 			if !strings.HasSuffix(user, end) {
 				t.Errorf("repair message ends %q, want %q", user[max(0, len(user)-300):], end)
 			}
-			if first := reqs[1].Messages[1].Content; strings.Contains(first, "\nNow: ") {
-				t.Errorf("the first cycle's coder message has a Now: line")
+			if first := reqs[1].Messages[1].Content; !strings.HasSuffix(first, "\nNow: do this task:\nmake Value in a.go return 2\n") {
+				t.Errorf("the first cycle's coder message does not end with the task: %q", first[max(0, len(first)-200):])
 			}
 			// The reminder after an answer that changed nothing repeats it.
 			msgs = reqs[4].Messages
@@ -299,3 +299,34 @@ func TestEvidenceRequestNamesTheTestFile(t *testing.T) {
 }
 
 func tc1(name string, args any) model.ToolCall { return tc("c1", name, args) }
+
+// TestNowRestatesTheTask: the first cycle's coder message and the
+// reviewer's end with a "Now:" line that repeats the task, after the
+// role's instructions; a long task is referred to instead (doc/design.md
+// §6.9).
+func TestNowRestatesTheTask(t *testing.T) {
+	long := "make Value in a.go return 2. " + strings.Repeat("Keep the comment as it is. ", 30)
+	for _, task := range []string{"make Value in a.go return 2", long} {
+		dir := workspace(t, map[string]string{"a.go": valueGo})
+		edit := tc("e", "file_edit", map[string]any{"path": "a.go", "old_string": "return 1", "new_string": "return 2"})
+		be := newScripted(t, say("1. Make Value return 2."), do(edit), say("Value returns 2."), say(verdict(true, "ok")))
+		rep := newHarness(t, testConfig(dir, valueCheck()), be).run(t, task)
+		if !rep.Verified || be.left() != 0 {
+			t.Fatalf("Run() = %s verified=%v (%s), %d left; want verified", rep.Status, rep.Verified, rep.Reason, be.left())
+		}
+		reqs := be.requests()
+		for i, now := range map[int]string{1: "do this task:", 3: "judge whether the change in the diffs above does this task:"} {
+			user := reqs[i].Messages[1].Content
+			want := "\n\nNow: " + now + "\n" + task + "\n"
+			if task == long {
+				want = "\n\nNow: " + strings.TrimSuffix(now, ":") + " at the top of this message.\n"
+			}
+			if !strings.HasSuffix(user, want) {
+				t.Errorf("message %d ends %q, want %q", i, user[max(0, len(user)-200):], want)
+			}
+		}
+		if planner := reqs[0].Messages[1].Content; strings.Contains(planner, "\nNow: ") {
+			t.Errorf("the planner's message has a Now: line")
+		}
+	}
+}
