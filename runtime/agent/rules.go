@@ -27,7 +27,11 @@ func (s *session) newRules() []rule {
 	}
 	if p.nudge {
 		rs = append(rs, noChangeRule(func(ctx context.Context, content string) string {
-			m := withEchoes(noChangeMessage(p, s.r.failing), s.r.echoes(ctx, content))
+			echoes := s.r.echoes(ctx, content)
+			if p.whole {
+				echoes = s.r.wholeEchoes(ctx, content)
+			}
+			m := withEchoes(noChangeMessage(p, s.r.failing), echoes)
 			if s.now != "" {
 				m += "\n\nNow: " + s.now
 			}
@@ -100,14 +104,21 @@ func withEchoes(message string, echoes []codeblock.Echo) string {
 		return message
 	}
 	var parts []string
+	what := "The code it gives for "
 	for _, e := range echoes {
+		if len(e.Names) == 0 {
+			// A whole file given back.
+			what = "The file it gives for "
+			parts = append(parts, e.Path)
+			continue
+		}
 		parts = append(parts, joinWords(quoted(e.Names))+" ("+e.Path+")")
 	}
 	where := "the file already holds"
 	if len(echoes) > 1 {
 		where = "those files already hold"
 	}
-	note := "The code it gives for " + joinWords(parts) + " is what " + where + ", word for word: giving it back changes nothing. "
+	note := what + joinWords(parts) + " is what " + where + ", word for word: giving it back changes nothing. "
 	lead, rest, ok := strings.Cut(message, ". ")
 	if !ok {
 		return message + " " + strings.TrimSpace(note)

@@ -64,20 +64,12 @@ func (r *env) resolveEditFormat(ctx context.Context) (string, string) {
 	return config.EditTools, "auto: " + name + " calls tools"
 }
 
-// wholeCalls: in the whole-file format, each fenced block of the answer
-// named by a path becomes a file_write call of its text, run through the
-// same tool as the model's own calls (so confinement, unsaved buffers,
-// freshness and the journal treat it alike). A block for a file over
-// maxWholeBytes, or one that leaves code out ("// ... rest unchanged"), is
-// refused with the reason; a block equal to the file is no change.
-func wholeCalls(ctx context.Context, s *session, resp model.Response) (extraction, bool) {
-	content := resp.Message.Content
-	if !strings.Contains(content, "```") || s.r.deps.FS == nil {
-		return extraction{}, false
-	}
-	fsys := s.r.deps.FS
+// wholeReader returns the current text of a file a whole-file block
+// names, read once per answer (exists false: no such file, or an invalid
+// path); a file over maxWholeBytes stands as a text of that length.
+func wholeReader(ctx context.Context, fsys bufferfs.FS) func(p string) (string, bool) {
 	current := map[string]string{}
-	old := func(p string) (string, bool) {
+	return func(p string) (string, bool) {
 		if text, ok := current[p]; ok {
 			return text, true
 		}
@@ -96,6 +88,37 @@ func wholeCalls(ctx context.Context, s *session, resp model.Response) (extractio
 		current[p] = string(f.Data)
 		return current[p], true
 	}
+}
+
+// wholeEchoes returns the files whose whole-file block in a coder's answer
+// is the file as it already is, so that the reminder after an answer that
+// changed nothing can name them (doc/design.md §6.6).
+func (r *env) wholeEchoes(ctx context.Context, content string) []codeblock.Echo {
+	if r.deps.FS == nil || !strings.Contains(content, "```") {
+		return nil
+	}
+	old := wholeReader(ctx, r.deps.FS)
+	var out []codeblock.Echo
+	for _, w := range codeblock.WholeFiles(content, old) {
+		if prev, exists := old(w.Path); exists && prev == w.Text {
+			out = append(out, codeblock.Echo{Path: w.Path})
+		}
+	}
+	return out
+}
+
+// wholeCalls: in the whole-file format, each fenced block of the answer
+// named by a path becomes a file_write call of its text, run through the
+// same tool as the model's own calls (so confinement, unsaved buffers,
+// freshness and the journal treat it alike). A block for a file over
+// maxWholeBytes, or one that leaves code out ("// ... rest unchanged"), is
+// refused with the reason; a block equal to the file is no change.
+func wholeCalls(ctx context.Context, s *session, resp model.Response) (extraction, bool) {
+	content := resp.Message.Content
+	if !strings.Contains(content, "```") || s.r.deps.FS == nil {
+		return extraction{}, false
+	}
+	old := wholeReader(ctx, s.r.deps.FS)
 	var ex extraction
 	ex.source = fromCode
 	for _, w := range codeblock.WholeFiles(content, old) {

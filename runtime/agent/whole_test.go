@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"flow/internal/test/ollamatest"
+	"flow/runtime/codeblock"
 	"flow/runtime/config"
 	"flow/runtime/report"
 )
@@ -99,6 +100,30 @@ func TestWholeFileRefusals(t *testing.T) {
 				t.Errorf("a.go = %q, verified %t; want the second answer written and verified", got, rep.Verified)
 			}
 		})
+	}
+}
+
+// TestWholeFileEchoNamed: a whole-file block that is the file as it
+// already is changes nothing, and the reminder names the file given back.
+func TestWholeFileEchoNamed(t *testing.T) {
+	const broken = "package a\n\nvar broken int\n"
+	dir := workspace(t, map[string]string{"a.go": broken})
+	cfg := testConfig(dir, goLint())
+	cfg.Agent.Planner = config.PlannerAuto
+	cfg.Agent.EditFormat = config.EditWhole
+	echo := "The fix:\n\na.go\n```go\n" + broken + "```\n"
+	be := newScripted(t, say(echo), say("a.go\n```go\npackage a\n\nvar fixed int\n```\n"), say(verdict(true, "ok")))
+	rep := newHarness(t, cfg, be).run(t, "fix a.go")
+	if !rep.Verified || be.left() != 0 {
+		t.Fatalf("Run() = %s verified=%v (%s), %d left; want verified after the reminder", rep.Status, rep.Verified, rep.Reason, be.left())
+	}
+	msgs := be.requests()[1].Messages
+	want := withEchoes(noChangeMessage(policy{whole: true}, []string{"lint"}), []codeblock.Echo{{Path: "a.go"}}) + "\n\nNow: do this task:\nfix a.go"
+	if last := msgs[len(msgs)-1].Content; last != want {
+		t.Errorf("reminder = %q, want %q", last, want)
+	}
+	if !strings.Contains(want, "The file it gives for a.go is what the file already holds, word for word") {
+		t.Errorf("the reminder does not name the file given back: %q", want)
 	}
 }
 
