@@ -93,9 +93,15 @@ func TestPromptsIgnoreCWDAndWorkspace(t *testing.T) {
 		want, _ := rolePrompt(role, true)
 		// The instructions come last but for the "Now:" line that
 		// restates the task (the coder's and the reviewer's).
-		i := strings.LastIndex(user.Content, strings.TrimSpace(want)+"\n")
-		if rest := user.Content[max(i, 0):]; i < 0 || strings.Count(rest, "Now: ") > 1 || !strings.HasSuffix(rest, "\n") {
-			t.Errorf("%s message does not end with its embedded instructions:\n%s", role, user.Content)
+		end := strings.TrimSpace(want) + "\n"
+		switch role {
+		case "coder":
+			end += "\nNow: " + nowWithTask(nowCoder, "task") + "\n"
+		case "reviewer":
+			end += "\nNow: " + nowWithTask(nowReviewer, "task") + "\n"
+		}
+		if !strings.HasSuffix(user.Content, end) {
+			t.Errorf("%s message does not end with its embedded instructions and its Now: line:\n%s", role, user.Content)
 		}
 		if strings.Contains(sys.Content, inject) || !strings.Contains(sys.Content, "No arbitrary commands") {
 			t.Errorf("%s system message was influenced by CWD/workspace files", role)

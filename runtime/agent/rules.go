@@ -27,9 +27,11 @@ func (s *session) newRules() []rule {
 	}
 	if p.nudge {
 		rs = append(rs, noChangeRule(func(ctx context.Context, content string) string {
-			echoes := s.r.echoes(ctx, content)
+			var echoes []codeblock.Echo
 			if p.whole {
 				echoes = s.r.wholeEchoes(ctx, content)
+			} else {
+				echoes = s.r.echoes(ctx, content)
 			}
 			m := withEchoes(noChangeMessage(p, s.r.failing), echoes)
 			if s.now != "" {
