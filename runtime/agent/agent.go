@@ -278,6 +278,12 @@ func (r *run) conclude(o cycleOutcome) bool {
 			return true
 		}
 	}
+	if o.again != nil {
+		// Another cycle would ask the coder what it was just asked.
+		res.status, res.reason = report.StatusFailed, o.reason(r.cfg)
+		r.result = res
+		return true
+	}
 	approved := o.reviewer.Approved
 	res.status = report.StatusUnverified
 	if o.verification.Status == report.StatusFailed || (approved != nil && !*approved) {

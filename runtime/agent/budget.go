@@ -58,4 +58,7 @@ const (
 	evidenceWhere = "(in the project's test files)"
 	// msgReviewSkipped is the skipped reviewer's summary.
 	msgReviewSkipped = "Not asked: the host's verification did not pass, so this cycle cannot verify"
+	// msgReviewedBefore is the summary of a reviewer not asked again about
+	// files it rejected in cycle %d.
+	msgReviewedBefore = "Not asked again: the changed files are exactly as they were when the reviewer rejected them in cycle %d"
 )

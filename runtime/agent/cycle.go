@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"fmt"
+	"maps"
 
 	"flow/runtime/config"
 	"flow/runtime/progress"
@@ -18,6 +20,8 @@ import (
 // ends in error), not when no file changed (there is nothing to review),
 // and not when a check, the coverage, freshness or the evidence rule
 // failed (the cycle cannot verify; the reviewer is recorded as skipped).
+// Nor is it asked again about files the repair left exactly as it
+// rejected them: the rejection stands and the run stops.
 func (r *run) cycle(ctx context.Context, coderCtx map[string]any) cycleOutcome {
 	var o cycleOutcome
 	o.coder = r.role(ctx, config.RoleCoder, coderCtx)
@@ -54,6 +58,15 @@ func (r *run) cycle(ctx context.Context, coderCtx map[string]any) cycleOutcome {
 		return o
 	}
 
+	files, hashed := pass.Fingerprints()
+	if prev := r.rejectedBefore(files, hashed); prev != nil {
+		// The repair left the files exactly as the reviewer rejected
+		// them: asking again is asking the same question twice, and a
+		// different answer would be chance, not evidence.
+		o.reviewer = r.skipRole(config.RoleReviewer, fmt.Sprintf(msgReviewedBefore, prev.cycle))
+		o.again = prev
+		return o
+	}
 	rc := reviewerContext(o)
 	rc[nowKey] = nowWithTask(nowReviewer, r.task)
 	if d := r.diffText(ctx, o.changed); d != "" {
@@ -70,7 +83,25 @@ func (r *run) cycle(ctx context.Context, coderCtx map[string]any) cycleOutcome {
 		o.verification = v
 	}
 	o.verified = pass.Verified(verify.Roles{Planner: r.planner, Coder: o.coder.Role, Reviewer: o.reviewer.Role})
+	if a := o.reviewer.Approved; a != nil && !*a && hashed {
+		r.rejected = append(r.rejected, rejection{cycle: r.cycles, files: files, reviewer: o.reviewer.Role})
+	}
 	return o
+}
+
+// rejectedBefore returns the reviewer's earlier rejection of files, the
+// changed files' fingerprints, if there is one; hashed: they all could be
+// taken.
+func (r *run) rejectedBefore(files map[string]string, hashed bool) *rejection {
+	if !hashed {
+		return nil
+	}
+	for i := range r.rejected {
+		if maps.Equal(r.rejected[i].files, files) {
+			return &r.rejected[i]
+		}
+	}
+	return nil
 }
 
 // gate returns the verification gate over the run's dependencies. The

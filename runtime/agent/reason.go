@@ -33,6 +33,13 @@ func rejectedReason(st report.Role) string {
 	return ReasonRejected
 }
 
+// rejectedAgainReason is the reason of a run whose repair gave back the
+// change the reviewer rejected in an earlier cycle.
+func rejectedAgainReason(prev rejection) string {
+	return fmt.Sprintf("The repair left the files as they were when the reviewer rejected them in cycle %d, so the run stopped: %s; "+
+		"read the diff, and run again with a task that says more if the change is wrong", prev.cycle, text.LowerFirst(rejectedReason(prev.reviewer)))
+}
+
 // invalidTaskReason is the sentence of a task that cannot run.
 func invalidTaskReason(cfg *config.Config, task string) string {
 	if strings.TrimSpace(task) == "" {

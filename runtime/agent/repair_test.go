@@ -151,6 +151,73 @@ func TestRejectionFeedsRepair(t *testing.T) {
 	}
 }
 
+// A repair that leaves the files exactly as the reviewer rejected them is
+// not reviewed again: the rejection stands and the run stops
+// (doc/design.md §6.8). The 1.5B coder gave a rejected change back as it
+// was, and every further cycle cost a coder and a reviewer call.
+func TestRejectedChangeNotReviewedAgain(t *testing.T) {
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
+	cfg := testConfig(dir, goLint())
+	cfg.Agent.MaxCycles = 3
+	be := newScripted(t,
+		say("1. Fix a.go."),
+		do(tc("c1", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"})),
+		say("Changed broken to fixed."),
+		say(verdict(false, "not general", "uses a global")),
+		// The repair writes the file twice and ends where it began.
+		do(tc("c2", "file_edit", map[string]any{"path": "a.go", "old_string": "var fixed", "new_string": "var other"})),
+		do(tc("c3", "file_edit", map[string]any{"path": "a.go", "old_string": "var other", "new_string": "var fixed"})),
+		say("The change is right as it is."),
+	)
+	rep := newHarness(t, cfg, be).run(t, "fix a.go")
+	if n := len(be.requests()); n != 7 {
+		t.Errorf("model calls = %d, want 7 (no second review, no third cycle)", n)
+	}
+	if rep.Status != report.StatusFailed || rep.Verified || rep.Cycles != 2 {
+		t.Errorf("Run() = %s verified=%v cycles %d, want failed, not verified, after 2 cycles", rep.Status, rep.Verified, rep.Cycles)
+	}
+	if got := roleStatuses(rep); !slices.Equal(got, []string{"planner:ok", "coder:ok", "reviewer:ok", "coder:ok", "reviewer:skipped"}) {
+		t.Errorf("roles = %v, want the second review skipped", got)
+	}
+	if s := rep.Roles[4].Summary; !strings.Contains(s, "rejected them in cycle 1") {
+		t.Errorf("skipped reviewer's summary = %q, want the cycle of the rejection", s)
+	}
+	want := "The repair left the files as they were when the reviewer rejected them in cycle 1, so the run stopped: " +
+		"the reviewer rejected the change: uses a global; read the diff, and run again with a task that says more if the change is wrong"
+	if rep.Reason != want {
+		t.Errorf("Reason = %q\nwant     %q", rep.Reason, want)
+	}
+	if !rep.Verification.Verified || len(rep.VerificationHistory) != 2 {
+		t.Errorf("verification = %+v (%d cycles), want the checks passing, checked in both cycles", rep.Verification, len(rep.VerificationHistory))
+	}
+}
+
+// A repair that changes the rejected files is reviewed again, and one that
+// comes back to a state rejected two cycles earlier is not.
+func TestRejectedStatesRemembered(t *testing.T) {
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
+	cfg := testConfig(dir, goLint())
+	cfg.Agent.MaxCycles = 4
+	be := newScripted(t,
+		say("1. Fix a.go."),
+		do(tc("c1", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"})),
+		say("Changed broken to fixed."),
+		say(verdict(false, "not general", "first")),
+		do(tc("c2", "file_edit", map[string]any{"path": "a.go", "old_string": "var fixed", "new_string": "var fixedOther"})),
+		say("Renamed it."),
+		say(verdict(false, "worse", "second")),
+		do(tc("c3", "file_edit", map[string]any{"path": "a.go", "old_string": "var fixedOther", "new_string": "var fixed"})),
+		say("Back to the first."),
+	)
+	rep := newHarness(t, cfg, be).run(t, "fix a.go")
+	if got := roleStatuses(rep); !slices.Equal(got, []string{"planner:ok", "coder:ok", "reviewer:ok", "coder:ok", "reviewer:ok", "coder:ok", "reviewer:skipped"}) {
+		t.Errorf("roles = %v, want two reviews, then the first state's rejection standing", got)
+	}
+	if rep.Status != report.StatusFailed || rep.Cycles != 3 || !strings.Contains(rep.Reason, "in cycle 1, so the run stopped: the reviewer rejected the change: first;") {
+		t.Errorf("Run() = %s after %d cycles, reason %q; want failed after 3, citing cycle 1's rejection", rep.Status, rep.Cycles, rep.Reason)
+	}
+}
+
 func TestRepairContextIsBounded(t *testing.T) {
 	big := strings.Repeat("x\"\\\n\x01", 16000/5)
 	rc := 2

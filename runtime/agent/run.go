@@ -34,6 +34,8 @@ type run struct {
 	baseline []report.CheckResult
 	// shared is the part every role's message starts with, made once.
 	shared *sharedPart
+	// rejected are the changes the reviewer rejected (cycle.go).
+	rejected []rejection
 	// result is how the run ends, as far as it has got.
 	result result
 }
@@ -97,6 +99,17 @@ type cycleOutcome struct {
 	edits        []verify.Edit // the changed files with their pre-run content
 	cancelled    bool
 	verified     bool // the gate's decision: all of doc/design.md §8
+	// again is the earlier rejection of the very files this cycle's coder
+	// left: the reviewer was not asked again, and the run stops.
+	again *rejection
+}
+
+// rejection is a change the reviewer rejected: the cycle it was
+// reviewed in, the changed files' fingerprints then, and the verdict.
+type rejection struct {
+	cycle    int
+	files    map[string]string
+	reviewer report.Role
 }
 
 // reason explains in one sentence why a cycle did not verify, for the run
@@ -111,6 +124,8 @@ func (o cycleOutcome) reason(cfg *config.Config) string {
 		return reasonNoChange + ", and " + text.LowerFirst(o.verification.Reason)
 	case !o.verification.Verified:
 		return o.verification.Reason
+	case o.again != nil:
+		return rejectedAgainReason(*o.again)
 	case o.reviewer.Approved != nil && !*o.reviewer.Approved:
 		return rejectedReason(o.reviewer.Role)
 	case o.reviewer.Status != report.StatusOK:

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 
 	"flow/bufferfs"
@@ -128,6 +129,13 @@ func (p *Pass) Edits() []Edit { return p.edits }
 // Cancelled reports whether ctx was cancelled by the time the checks of
 // [Pass.Verify] returned: the cycle then stops before review.
 func (p *Pass) Cancelled() bool { return p.cancelled }
+
+// Fingerprints are the changed files' SHA-256 fingerprints taken at
+// [Gate.Begin] ("" for a deleted file), and whether all of them could be
+// taken. The map is the caller's to keep.
+func (p *Pass) Fingerprints() (map[string]string, bool) {
+	return maps.Clone(p.before), p.hashErr == nil
+}
 
 // runChecks runs every configured check.
 func (p *Pass) runChecks(ctx context.Context) report.CheckReport {
