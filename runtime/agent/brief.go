@@ -228,10 +228,6 @@ func renderUserMessage(shared string, roleCtx map[string]any, instructions strin
 	return b.String(), nil
 }
 
-// nowKey is the role context's entry that the user message ends with,
-// after the role's instructions: what to do now (a repair cycle's).
-const nowKey = "now"
-
 // currentFiles is the current text of the files changed since the run
 // began, for a coder: the shared part shows them as the run found them,
 // and an edit must copy what is there now. Within agent.brief_chars; a

@@ -34,10 +34,10 @@ func rejectedReason(st report.Role) string {
 }
 
 // rejectedAgainReason is the reason of a run whose repair gave back the
-// change the reviewer rejected in an earlier cycle.
-func rejectedAgainReason(prev rejection) string {
+// change the reviewer (its verdict: rv) rejected in an earlier cycle.
+func rejectedAgainReason(cycle int, rv report.Role) string {
 	return fmt.Sprintf("The repair left the files as they were when the reviewer rejected them in cycle %d, so the run stopped: %s; "+
-		"read the diff, and run again with a task that says more if the change is wrong", prev.cycle, text.LowerFirst(rejectedReason(prev.reviewer)))
+		"read the diff, and run again with a task that says more if the change is wrong", cycle, text.LowerFirst(rejectedReason(rv)))
 }
 
 // invalidTaskReason is the sentence of a task that cannot run.

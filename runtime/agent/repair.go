@@ -121,6 +121,10 @@ func repairContext(task, plan string, o cycleOutcome, whole bool, tests []string
 	return map[string]any{"plan": plan, "repair": summary, nowKey: now}
 }
 
+// nowKey is the role context's entry that the user message ends with,
+// after the role's instructions: what to do now (nowWithTask, the repair's).
+const nowKey = "now"
+
 // What a repair cycle's coder is told to do now, at the end of its
 // message: a 1.5B coder asked in the middle of its message for a test
 // answered with the file it was shown last.

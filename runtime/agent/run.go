@@ -125,7 +125,7 @@ func (o cycleOutcome) reason(cfg *config.Config) string {
 	case !o.verification.Verified:
 		return o.verification.Reason
 	case o.again != nil:
-		return rejectedAgainReason(*o.again)
+		return rejectedAgainReason(o.again.cycle, o.again.reviewer)
 	case o.reviewer.Approved != nil && !*o.reviewer.Approved:
 		return rejectedReason(o.reviewer.Role)
 	case o.reviewer.Status != report.StatusOK:
