@@ -98,7 +98,8 @@ func (r *run) rejectedBefore(files map[string]string, hashed bool) *rejection {
 	}
 	for i := range r.rejected {
 		if maps.Equal(r.rejected[i].files, files) {
-			return &r.rejected[i]
+			prev := r.rejected[i]
+			return &prev
 		}
 	}
 	return nil
