@@ -46,6 +46,11 @@ type policy struct {
 	// repeatAdvice ends the message to a role whose turn only repeated its
 	// previous calls: what to do instead.
 	repeatAdvice string
+	// retry, when above 0, is the sampling temperature of a request that
+	// follows a reply of the role which changed no file and called no
+	// tool (agent.retry_temperature, trusted coder): at a low temperature
+	// a small model gives that reply back word for word.
+	retry float64
 	// showChanged: the role's message shows the current content of the
 	// files changed since the run began (the coder edits them; the
 	// reviewer has their diffs).
@@ -74,6 +79,9 @@ func (r *env) policyFor(name string) policy {
 		p.answerCode = r.cfg.Agent.AnswerCode && r.cfg.Trusted
 		p.whole = r.editFormat == config.EditWhole && r.cfg.Trusted
 		p.nudge = r.cfg.Trusted
+		if r.cfg.Trusted && r.cfg.Agent.RetryTemperature > r.cfg.Ollama.Temperature {
+			p.retry = r.cfg.Agent.RetryTemperature
+		}
 		p.doneAfterRepeats = true
 		p.showChanged = true
 	case config.RoleReviewer:

@@ -53,7 +53,12 @@ func (s *session) ready(ctx context.Context) *end {
 // the reply's record, and the admission and execution of the calls
 // (doc/design.md §6.6).
 func (s *session) turn(ctx context.Context, n int, last bool) (*turn, *end) {
-	c, e := s.ask(ctx, n, s.p.request(s.model, s.conv), "")
+	req, note := s.p.request(s.model, s.conv), ""
+	if s.p.retry > 0 && s.r.idle {
+		req.Temperature = &s.p.retry
+		note = fmt.Sprintf("temperature %g: the last reply changed nothing", s.p.retry)
+	}
+	c, e := s.ask(ctx, n, req, note)
 	if e != nil {
 		return nil, e
 	}
@@ -85,6 +90,9 @@ func (s *session) turn(ctx context.Context, n int, last bool) (*turn, *end) {
 		s.seen.nextTurn()
 	}
 	t.wrote = s.r.writes != s.writes
+	if s.p.retry > 0 {
+		s.r.idle = len(t.calls.calls) == 0 && !t.wrote
+	}
 	return t, nil
 }
 

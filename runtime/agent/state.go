@@ -89,9 +89,12 @@ type env struct {
 	// transcriptOff: recording the transcript failed once; no more is
 	// recorded.
 	transcriptOff bool
-	writes        int // file changes made by tools, each edit of a file counted
-	cycles        int // the cycle under way (0 for the planner)
-	invoked       int // role invocations so far (the k of synthesised call ids)
+	// idle: the coder's last reply changed no file and called no tool, so
+	// its next request is sampled at the retry temperature (policy.retry).
+	idle    bool
+	writes  int // file changes made by tools, each edit of a file counted
+	cycles  int // the cycle under way (0 for the planner)
+	invoked int // role invocations so far (the k of synthesised call ids)
 	// edit is the current tool call's write, for its event's diff.
 	edit editCapture
 

@@ -98,6 +98,12 @@ type Agent struct {
 	// the run's journal (transcript.jsonl), to see why a run went as it
 	// did. Off by default: it holds the workspace's text.
 	Transcript bool `json:"transcript"`
+	// RetryTemperature is the sampling temperature of a coder request
+	// that follows a coder reply which changed no file and called no
+	// tool: asked again at ollama.temperature, a small model gives the
+	// same reply back (doc/design.md §6.6). Below ollama.temperature,
+	// ollama.temperature is used; equal to it, the rule is off.
+	RetryTemperature float64 `json:"retry_temperature"`
 }
 
 // The values of agent.planner.
@@ -139,16 +145,17 @@ func Default() Config {
 			Timeout:       120,
 		},
 		Agent: Agent{
-			MaxIterations:   6,
-			MaxCycles:       2,
-			MaxToolCalls:    64,
-			MaxContextChars: 100000,
-			MaxTaskChars:    16000,
-			Baseline:        true,
-			BriefChars:      8000,
-			Planner:         PlannerAuto,
-			AnswerCode:      true,
-			EditFormat:      EditAuto,
+			MaxIterations:    6,
+			MaxCycles:        2,
+			MaxToolCalls:     64,
+			MaxContextChars:  100000,
+			MaxTaskChars:     16000,
+			Baseline:         true,
+			BriefChars:       8000,
+			Planner:          PlannerAuto,
+			AnswerCode:       true,
+			RetryTemperature: 0.8,
+			EditFormat:       EditAuto,
 		},
 		Checks:   []Check{},
 		Warnings: []string{},

@@ -188,8 +188,8 @@ func (d *decoder) ollama(t map[string]any) {
 			d.p.add("%s", apiMessage)
 		}
 	}
-	d.number(t, "temperature", temperatureRange, &o.Temperature)
-	d.number(t, "timeout", modelTimeoutRange, &o.Timeout)
+	d.number(t, "ollama", "temperature", temperatureRange, &o.Temperature)
+	d.number(t, "ollama", "timeout", modelTimeoutRange, &o.Timeout)
 	if v, ok := t["context_length"]; ok {
 		d.integer("ollama.context_length", v, contextLengthRange, &o.ContextLength)
 	}
@@ -203,7 +203,7 @@ func (d *decoder) ollama(t map[string]any) {
 }
 
 // number decodes t[name], an integer or float within r, into dst.
-func (d *decoder) number(t map[string]any, name string, r floatRange, dst *float64) {
+func (d *decoder) number(t map[string]any, table, name string, r floatRange, dst *float64) {
 	v, ok := t[name]
 	if !ok {
 		return
@@ -218,7 +218,7 @@ func (d *decoder) number(t map[string]any, name string, r floatRange, dst *float
 		ok = false
 	}
 	if !ok || !r.contains(f) {
-		d.p.add("%s", r.message("ollama."+name))
+		d.p.add("%s", r.message(table+"."+name))
 		return
 	}
 	*dst = f
@@ -260,7 +260,7 @@ func (d *decoder) agent(t map[string]any) {
 	for i, f := range agentFields {
 		allowed[i] = f.name
 	}
-	d.rejectUnknown("agent", t, append(allowed, "baseline", "planner", "answer_code", "edit_format", "transcript"))
+	d.rejectUnknown("agent", t, append(allowed, "baseline", "planner", "answer_code", "edit_format", "transcript", "retry_temperature"))
 	for _, f := range []struct {
 		name string
 		dst  *bool
@@ -287,6 +287,7 @@ func (d *decoder) agent(t map[string]any) {
 			d.p.add("%s", editFormatMessage)
 		}
 	}
+	d.number(t, "agent", "retry_temperature", temperatureRange, &d.out.cfg.Agent.RetryTemperature)
 	for _, f := range agentFields {
 		if v, ok := t[f.name]; ok {
 			d.integer("agent."+f.name, v, f.rng, f.field(&d.out.cfg.Agent))

@@ -137,6 +137,8 @@ func TestParseInvalid(t *testing.T) {
 		{"bool temperature", "[ollama]\ntemperature = true", "ollama.temperature must be a number between 0 and 2"},
 		{"string temperature", "[ollama]\ntemperature = \"0.2\"", "ollama.temperature must be a number between 0 and 2"},
 		{"negative temperature", "[ollama]\ntemperature = -0.1", "ollama.temperature must be a number between 0 and 2"},
+		{"retry_temperature too large", "[agent]\nretry_temperature = 2.5", "agent.retry_temperature must be a number between 0 and 2"},
+		{"string retry_temperature", "[agent]\nretry_temperature = \"hot\"", "agent.retry_temperature must be a number between 0 and 2"},
 		{"ollama timeout too small", "[ollama]\ntimeout = 0.05", "ollama.timeout must be a number between 0.1 and 600"},
 		{"ollama timeout too large", "[ollama]\ntimeout = 601", "ollama.timeout must be a number between 0.1 and 600"},
 		{"max_tool_calls too large", "[agent]\nmax_tool_calls = 257", "agent.max_tool_calls must be an integer between 1 and 256"},
@@ -202,6 +204,7 @@ func TestParseValid(t *testing.T) {
 		{"empty file is the defaults", "", Default(), ""},
 		{"comments only", "# nothing\n", Default(), ""},
 		{"integer temperature", "[ollama]\ntemperature = 1", withOllama(func(o *Ollama) { o.Temperature = 1 }), ""},
+		{"retry_temperature", "[agent]\nretry_temperature = 1.1", func() Config { c := Default(); c.Agent.RetryTemperature = 1.1; return c }(), ""},
 		{"float timeout 0.1", "[ollama]\ntimeout = 0.1", withOllama(func(o *Ollama) { o.Timeout = 0.1 }), ""},
 		{"integer timeout 600", "[ollama]\ntimeout = 600", withOllama(func(o *Ollama) { o.Timeout = 600 }), ""},
 		{"remote with allow_remote", "[ollama]\nbase_url = \"https://ollama.example.com\"\nallow_remote = true",
@@ -222,7 +225,7 @@ func TestParseValid(t *testing.T) {
 		}(), ""},
 		{"agent values", "[agent]\nmax_iterations = 32\nmax_cycles = 5\nmax_tool_calls = 1\nmax_context_chars = 4096\nmax_task_chars = 100000", func() Config {
 			c := Default()
-			c.Agent = Agent{MaxIterations: 32, MaxCycles: 5, MaxToolCalls: 1, MaxContextChars: 4096, MaxTaskChars: 100000, Baseline: true, BriefChars: 8000, Planner: PlannerAuto, AnswerCode: true, EditFormat: EditAuto}
+			c.Agent = Agent{MaxIterations: 32, MaxCycles: 5, MaxToolCalls: 1, MaxContextChars: 4096, MaxTaskChars: 100000, Baseline: true, BriefChars: 8000, Planner: PlannerAuto, AnswerCode: true, EditFormat: EditAuto, RetryTemperature: 0.8}
 			return c
 		}(), ""},
 		{"edit format whole", "[agent]\nedit_format = \"whole\"", func() Config {

@@ -106,6 +106,9 @@ func (c *Config) Validate() error {
 	if !temperatureRange.contains(o.Temperature) {
 		p.add("%s", temperatureRange.message("ollama.temperature"))
 	}
+	if !temperatureRange.contains(c.Agent.RetryTemperature) {
+		p.add("%s", temperatureRange.message("agent.retry_temperature"))
+	}
 	if !contextLengthRange.contains(int64(o.ContextLength)) {
 		p.add("%s", contextLengthRange.message("ollama.context_length"))
 	}

@@ -58,6 +58,9 @@ type Request struct {
 	// native API's num_predict, the OpenAI API's max_tokens); 0 leaves the
 	// server's own bound. A reply cut there ends with done reason "length".
 	MaxTokens int
+	// Temperature, when set, is this call's sampling temperature instead
+	// of the client's own.
+	Temperature *float64
 	// OnDelta, when set, receives streamed content as it arrives.
 	OnDelta func(text string)
 }

@@ -49,6 +49,15 @@ func (c *Client) completionBound(req model.Request) int {
 	return max(0, bound)
 }
 
+// temperature is the sampling temperature of req: its own when it sets
+// one that is valid, else the client's.
+func (c *Client) temperature(req model.Request) float64 {
+	if t := req.Temperature; t != nil && *t >= 0 && !math.IsNaN(*t) && !math.IsInf(*t, 0) {
+		return *t
+	}
+	return c.opts.Temperature
+}
+
 // Options configures a [Client].
 type Options struct {
 	// BaseURL is the server's origin, such as "http://127.0.0.1:11434".
@@ -57,7 +66,8 @@ type Options struct {
 	// API is "native" (Ollama's /api/chat) or "openai"
 	// (/v1/chat/completions); "" means "native".
 	API string
-	// Temperature is the sampling temperature sent with every chat call.
+	// Temperature is the sampling temperature sent with every chat call
+	// that does not set its own (model.Request.Temperature).
 	Temperature float64
 	// ContextLength is sent as options.num_ctx (native) and bounds
 	// max_tokens (openai); 0 sends neither.

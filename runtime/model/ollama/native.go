@@ -85,7 +85,7 @@ func (c *Client) nativeBody(req model.Request) nativeRequest {
 		Format:   req.Format,
 		Stream:   true,
 		Think:    c.opts.Think,
-		Options:  nativeOptions{NumCtx: c.opts.ContextLength, NumPredict: c.completionBound(req), Temperature: c.opts.Temperature},
+		Options:  nativeOptions{NumCtx: c.opts.ContextLength, NumPredict: c.completionBound(req), Temperature: c.temperature(req)},
 	}
 }
 

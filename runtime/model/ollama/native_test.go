@@ -309,3 +309,34 @@ func TestChatRequiresModel(t *testing.T) {
 		t.Errorf("Chat(no model) = %v with %d requests, want an error and no request", err, len(srv.Requests()))
 	}
 }
+
+// A request's own temperature is sent instead of the client's, on both
+// APIs; a negative or missing one leaves the client's.
+func TestRequestTemperature(t *testing.T) {
+	t.Parallel()
+	hot, bad := 0.8, -1.0
+	for _, api := range []string{"native", "openai"} {
+		for _, tc := range []struct {
+			name string
+			temp *float64
+			want float64
+		}{{"own", &hot, 0.8}, {"none", nil, 0.2}, {"invalid", &bad, 0.2}} {
+			t.Run(api+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				srv := ollamatest.New(t, ollamatest.Turn{Content: "ok"})
+				c := newClient(t, srv.URL, func(o *ollama.Options) { o.API = api; o.Temperature = 0.2 })
+				if _, err := c.Chat(t.Context(), model.Request{Model: "coder", Messages: history, Temperature: tc.temp}); err != nil {
+					t.Fatalf("Chat() = %v", err)
+				}
+				body := srv.Requests()[0].Body
+				got := body["temperature"]
+				if api == "native" {
+					got = body["options"].(map[string]any)["temperature"]
+				}
+				if got != tc.want {
+					t.Errorf("temperature sent = %v, want %v (body %s)", got, tc.want, srv.Requests()[0].Raw)
+				}
+			})
+		}
+	}
+}

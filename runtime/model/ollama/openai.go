@@ -157,7 +157,7 @@ func (c *Client) openaiBody(req model.Request) openaiRequest {
 	return openaiRequest{
 		Model:          req.Model,
 		Messages:       msgs,
-		Temperature:    c.opts.Temperature,
+		Temperature:    c.temperature(req),
 		MaxTokens:      maxTokens,
 		Stream:         true,
 		StreamOptions:  openaiStreamOptions{IncludeUsage: true},
