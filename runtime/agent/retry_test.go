@@ -109,3 +109,62 @@ func temperatureOf(r model.Request) string {
 	}
 	return strconv.FormatFloat(*r.Temperature, 'g', -1, 64)
 }
+
+// A coder that gives back a change whose checks pass, rejected only by the
+// reviewer, stays at ollama.temperature: the host does not know that the
+// change is wrong, and a hotter sample broke a correct change in an
+// evaluation run.
+func TestRetryTemperatureNotAfterPassingChecks(t *testing.T) {
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
+	cfg := testConfig(dir, goLint())
+	cfg.Agent.MaxCycles = 2
+	cfg.Agent.RetryTemperature = 0.9
+	be := newScripted(t,
+		say("1. Fix a.go."),
+		do(tc("c1", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"})),
+		say("Changed broken to fixed."),
+		say(verdict(false, "wrong", "not general")),
+		say("The change is right as it is."),
+		say("It is right."),
+	)
+	rep := newHarness(t, cfg, be).run(t, "fix a.go")
+	if rep.Status != report.StatusFailed || rep.Cycles != 2 {
+		t.Fatalf("Run() = %s after %d cycles, reason %q; want failed after 2", rep.Status, rep.Cycles, rep.Reason)
+	}
+	for i, r := range be.requests() {
+		if r.Temperature != nil {
+			t.Errorf("request %d temperature = %v, want the client's (the checks passed)", i+1, *r.Temperature)
+		}
+	}
+}
+
+// A change whose required check still fails leaves the task unfinished: a
+// repair coder that answers without changing anything is asked again at
+// the retry temperature.
+func TestRetryTemperatureWhileACheckFails(t *testing.T) {
+	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
+	cfg := testConfig(dir, goLint())
+	cfg.Agent.MaxCycles = 2
+	cfg.Agent.RetryTemperature = 0.9
+	be := newScripted(t,
+		say("1. Fix a.go."),
+		do(tc("c1", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "other"})),
+		say("Renamed it."),
+		say("It is done."),
+		do(tc("c2", "file_edit", map[string]any{"path": "a.go", "old_string": "other", "new_string": "fixed"})),
+		say("Changed it to fixed."),
+		say(verdict(true, "fixed")),
+	)
+	rep := newHarness(t, cfg, be).run(t, "fix a.go")
+	if rep.Status != report.StatusOK || rep.Cycles != 2 {
+		t.Fatalf("Run() = %s after %d cycles, reason %q; want ok after 2", rep.Status, rep.Cycles, rep.Reason)
+	}
+	var got []string
+	for _, r := range be.requests() {
+		got = append(got, temperatureOf(r))
+	}
+	want := []string{"client's", "client's", "client's", "client's", "0.9", "client's", "client's"}
+	if !slices.Equal(got, want) {
+		t.Errorf("request temperatures = %v, want %v", got, want)
+	}
+}

@@ -54,7 +54,7 @@ func (s *session) ready(ctx context.Context) *end {
 // (doc/design.md §6.6).
 func (s *session) turn(ctx context.Context, n int, last bool) (*turn, *end) {
 	req, note := s.p.request(s.model, s.conv), ""
-	if s.p.retry > 0 && s.r.idle {
+	if s.p.retry > 0 && s.r.idle && s.r.unfinished() {
 		req.Temperature = &s.p.retry
 		note = fmt.Sprintf("temperature %g: the last reply changed nothing", s.p.retry)
 	}

@@ -90,7 +90,8 @@ type env struct {
 	// recorded.
 	transcriptOff bool
 	// idle: the coder's last reply changed no file and called no tool, so
-	// its next request is sampled at the retry temperature (policy.retry).
+	// its next request is sampled at the retry temperature (policy.retry)
+	// while the task is unfinished.
 	idle    bool
 	writes  int // file changes made by tools, each edit of a file counted
 	cycles  int // the cycle under way (0 for the planner)
@@ -100,6 +101,14 @@ type env struct {
 
 	mu    sync.Mutex // guards phase and serialises events
 	phase string
+}
+
+// unfinished: the host itself knows that the task is not done — no file
+// has changed in the run, or a required check failed when the host last
+// ran it. A coder that gives back a change whose checks pass, rejected
+// only by the reviewer's word, may be right to (doc/design.md §6.6).
+func (r *env) unfinished() bool {
+	return len(r.changed) == 0 || len(r.failing) > 0
 }
 
 // setPhase records what the run is doing, for check events.
