@@ -124,15 +124,17 @@ func FuzzEditRegion(f *testing.F) {
 	})
 }
 
-// TestCodeAfterFailedTextCalls: a coder's reply gives the changed function
-// in a code block and then a file_edit call written as text whose
-// old_string matches nothing (as the 1.5B model wrote in a real run). The
-// call runs first and fails; the reply's code is then applied as a second
-// batch of the same turn, and the coder is done. A text call that changes
-// the file, or one that only reads, leaves the code alone; with the
-// answer's code off the failed call is all there is. In the whole-file
-// format the reply's whole file is the fallback.
-func TestCodeAfterFailedTextCalls(t *testing.T) {
+// TestCodeBeforeTextCalls: a coder's reply gives the changed function in
+// a code block and then a file_edit call written as text (as the 1.5B
+// model wrote in real runs: an old_string that matches nothing, a path
+// that does not exist, or an edit that pastes half the function over its
+// first line). The reply's code is applied and the text calls that would
+// change files are not run; the coder is done. When the code changes
+// nothing (it is the file's own), the text call runs; a text call that
+// only reads leaves the code alone; with the answer's code off the text
+// call is all there is. In the whole-file format the reply's whole file
+// is the code.
+func TestCodeBeforeTextCalls(t *testing.T) {
 	code := "Here is the fix:\n\n```go\nfunc Value() int {\n\treturn 2\n}\n```\n\n"
 	call := func(old, new string) string {
 		args, _ := json.Marshal(map[string]any{"name": "file_edit", "arguments": map[string]string{"path": "a.go", "old_string": old, "new_string": new}})
@@ -141,6 +143,7 @@ func TestCodeAfterFailedTextCalls(t *testing.T) {
 	wrong := call("if x { return 1 }", "if x { return 2 }")
 	whole := "a.go\n```go\n" + strings.Replace(valueGo, "return 1", "return 2", 1) + "```\n\n" + wrong
 	read := "```json\n{\"name\": \"file_read\", \"arguments\": {\"path\": \"a.go\"}}\n```\n"
+	echo := "Here is the function:\n\n```go\nfunc Value() int {\n\treturn 1\n}\n```\n\n"
 	for _, tc := range []struct {
 		name       string
 		reply      string
@@ -150,11 +153,14 @@ func TestCodeAfterFailedTextCalls(t *testing.T) {
 		tools      []string // the coder's tool events: tool and status
 		applied    bool     // the coder's summary says the host applied code
 	}{
-		{"failed edit, then the code", code + wrong, config.EditTools, true, "return 2", []string{"file_edit error", "file_edit ok"}, true},
+		{"failed edit, then the code", code + wrong, config.EditTools, true, "return 2", []string{"file_edit ok"}, true},
 		{"failed edit, answer code off", code + wrong, config.EditTools, false, "return 1", []string{"file_edit error"}, false},
-		{"edit that changes the file", code + call("\treturn 1", "\treturn 3"), config.EditTools, true, "return 3", []string{"file_edit ok"}, false},
+		{"an edit that would change the file otherwise", code + call("\treturn 1", "\treturn 3"), config.EditTools, true, "return 2", []string{"file_edit ok"}, true},
+		{"an edit after the file's own code", echo + call("\treturn 1", "\treturn 3"), config.EditTools, true, "return 3", []string{"file_edit ok"}, false},
+		{"an edit, answer code off", code + call("\treturn 1", "\treturn 3"), config.EditTools, false, "return 3", []string{"file_edit ok"}, false},
 		{"a read, not an edit", code + read, config.EditTools, true, "return 1", []string{"file_read ok"}, false},
-		{"failed edit, then the whole file", whole, config.EditWhole, false, "return 2", []string{"file_edit error", "file_write ok"}, true},
+		{"failed edit, then the whole file", whole, config.EditWhole, false, "return 2", []string{"file_write ok"}, true},
+		{"an edit after a whole file that leaves code out", "a.go\n```go\npackage a\n\n// ... rest unchanged\n\nfunc Value() int {\n\treturn 2\n}\n```\n\n" + call("\treturn 1", "\treturn 2"), config.EditWhole, false, "return 2", []string{"file_edit ok"}, false},
 		{"a check after the code", code + "Then:\nflow_check {}\n", config.EditTools, true, "return 2", []string{"file_edit ok"}, true},
 		{"a check as JSON after the code", code + "```json\n{\"name\": \"flow_check\", \"arguments\": {}}\n```\n", config.EditTools, true, "return 2", []string{"file_edit ok"}, true},
 		{"a check after the code, answer code off", code + "flow_check {}\n", config.EditTools, false, "return 1", []string{"flow_check failed"}, false},

@@ -78,14 +78,8 @@ func (s *session) turn(ctx context.Context, n int, last bool) (*turn, *end) {
 	}
 	s.conv.push(model.Message{Role: model.RoleAssistant, Content: t.content, ToolCalls: t.calls.calls})
 	if len(t.calls.calls) > 0 {
-		writes := s.r.writes
 		if e := s.admit(ctx, t, ex.source != fromNative); e != nil {
 			return nil, e
-		}
-		if ex.source == fromText && s.r.writes == writes && triedEdit(t.calls.calls) {
-			if e := s.fallBack(ctx, t, c.resp); e != nil {
-				return nil, e
-			}
 		}
 		s.seen.nextTurn()
 	}
@@ -94,42 +88,6 @@ func (s *session) turn(ctx context.Context, n int, last bool) (*turn, *end) {
 		s.r.idle = len(t.calls.calls) == 0 && !t.wrote
 	}
 	return t, nil
-}
-
-// fallBack: the tool calls that a reply wrote as text tried to change a
-// file and changed none (a file_edit whose old_string matched no place, or
-// two), so the code the same reply gives is applied instead, as if it had
-// written no call: the files of the whole-file format, then the answer's
-// code (doc/design.md §6.6). The calls made from the code are a second
-// batch of the turn, in an assistant message of their own, and the turn's
-// rules judge them: all succeeding, the coder is done (code applied). In a
-// real run the 1.5B coder wrote a correct Remove in a code block and, after
-// it, a file_edit call whose old_string matched two places; the call ran
-// first, failed three times, and the correct code was never applied.
-func (s *session) fallBack(ctx context.Context, t *turn, resp model.Response) *end {
-	for _, x := range s.p.codeExtractors() {
-		ex, ok := x(ctx, s, resp)
-		if !ok {
-			continue
-		}
-		calls := make([]model.ToolCall, len(ex.calls))
-		for i, c := range ex.calls {
-			// Numbered on from the text calls', so that every id in the
-			// conversation stays unique.
-			c.ID = fmt.Sprintf("%s-%d-%d-%d", s.p.role, s.k, t.n, len(t.calls.calls)+i)
-			calls[i] = c
-		}
-		code := &turn{n: t.n, last: t.last, content: t.content, code: ex.paths}
-		code.calls = normaliseCalls(calls, s.p.role, s.k, t.n)
-		code.calls.refused = ex.refused
-		s.conv.push(model.Message{Role: model.RoleAssistant, ToolCalls: code.calls.calls})
-		if e := s.admit(ctx, code, true); e != nil {
-			return e
-		}
-		t.calls, t.results, t.code = code.calls, code.results, code.code
-		return nil
-	}
-	return nil
 }
 
 // triedEdit says whether calls include one that changes a file.

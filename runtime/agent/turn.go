@@ -131,16 +131,18 @@ func (p policy) codeExtractors() []extractor {
 }
 
 // extract returns the reply's tool calls from the first extractor that
-// finds any. Calls written as text that only ask for the checks, after
-// code that changes files, give way to that code: the model asks to check
-// a change it gave as code, and the host runs the checks once the coder
-// is done (doc/design.md §6.6).
+// finds any. Calls written as text that change files or only ask for the
+// checks give way to the reply's code when that code changes files
+// (doc/design.md §6.6): the code is the change the model means, and a
+// call written out after it is a copy a small model garbles (a wrong
+// path, a new_string with half the function); a check asked for is run
+// by the host once the coder is done.
 func (s *session) extract(ctx context.Context, resp model.Response) extraction {
 	for _, x := range s.p.extractors() {
 		if ex, ok := x(ctx, s, resp); ok {
-			if ex.source == fromText && onlyChecks(ex.calls) {
+			if ex.source == fromText && (onlyChecks(ex.calls) || triedEdit(ex.calls)) {
 				for _, cx := range s.p.codeExtractors() {
-					if code, ok := cx(ctx, s, resp); ok {
+					if code, ok := cx(ctx, s, resp); ok && len(code.refused) < len(code.calls) {
 						return code
 					}
 				}
