@@ -2,6 +2,10 @@ package agent
 
 import (
 	"encoding/json"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -208,4 +212,45 @@ func TestCodeBeforeTextCalls(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCodeBeforeTextCallsReplay replays a real reply of the 1.5B coder
+// (go-stats-median, run Q of doc/eval.md §4): a correct Median in a code
+// block, then a file_edit written as text that pastes Mean's body over
+// Median's first line. Run, that call left a file that does not parse;
+// the reply's code is applied instead, and stats.go parses with the
+// even-length median.
+func TestCodeBeforeTextCallsReplay(t *testing.T) {
+	reply := readTestdata(t, "replies/median-code-then-edit.txt")
+	stats := readTestdata(t, "replies/median-stats.go.txt")
+	dir := workspace(t, map[string]string{"stats.go": stats})
+	cfg := testConfig(dir, shCheck("median", config.KindTest, []string{"go"}, "grep -q 's\\[mid-1\\]' stats.go"))
+	cfg.Agent.MaxCycles = 1
+	cfg.Agent.MaxIterations = 2
+	be := newScripted(t, say("1. Fix Median."), say(reply), say("Done."), say(verdict(true, "ok")))
+	h := newHarness(t, cfg, be)
+	rep := h.run(t, "go test fails in TestMedianEven. Fix Median in stats.go so that the tests pass.")
+	got := h.read(t, "stats.go")
+	if _, err := parser.ParseFile(token.NewFileSet(), "stats.go", got, 0); err != nil {
+		t.Fatalf("stats.go does not parse after the reply: %v\n%s", err, got)
+	}
+	if strings.Count(got, "func Median(") != 1 || !strings.Contains(got, "return (s[mid-1] + s[mid]) / 2.0") {
+		t.Errorf("stats.go lacks the reply's Median:\n%s", got)
+	}
+	if !strings.Contains(got, "return sum / float64(len(xs))\n}\n\n// Median") {
+		t.Errorf("Mean changed:\n%s", got)
+	}
+	if c := rep.Roles[1]; !strings.HasPrefix(c.Summary, "(The host applied the code of this answer to stats.go") {
+		t.Errorf("coder summary %q does not say the host applied the code", c.Summary)
+	}
+}
+
+// readTestdata returns the text of testdata/name.
+func readTestdata(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
