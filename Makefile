@@ -77,6 +77,7 @@ fuzz: ## run each fuzz target for FUZZTIME executions (default 30000x)
 	$(GO) test -run='^$$' -fuzz='^FuzzEditRegion$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./runtime/agent
 	$(GO) test -run='^$$' -fuzz='^FuzzChanges$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./runtime/codeblock
 	$(GO) test -run='^$$' -fuzz='^FuzzWholeFiles$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./runtime/codeblock
+	$(GO) test -run='^$$' -fuzz='^FuzzGo$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./runtime/imports
 	$(GO) test -run='^$$' -fuzz='^FuzzDecls$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./runtime/lang
 	$(GO) test -run='^$$' -fuzz='^FuzzDetect$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./runtime/verify/weakening
 	$(GO) test -run='^$$' -fuzz='^FuzzLuaResult$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) ./plugin
