@@ -11,7 +11,8 @@ import (
 	"flow/runtime/verify"
 )
 
-// cycle runs one cycle (doc/design.md §6.8): the coder; host verification,
+// cycle runs one cycle (doc/design.md §6.8): the coder; the imports of the
+// Go files it changed mended; host verification,
 // which always runs; the read-only reviewer; and the recheck that marks the
 // verification stale when something changed underneath. What "verified"
 // means is the gate's (package verify); the cycle only orders the steps
@@ -29,6 +30,7 @@ func (r *run) cycle(ctx context.Context, coderCtx map[string]any) cycleOutcome {
 		o.cancelled = true
 		return o
 	}
+	r.mendImports(ctx)
 	o.changed = r.changedList()
 	pass := r.gate().Begin(ctx, o.changed)
 	o.edits = pass.Edits()

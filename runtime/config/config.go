@@ -88,6 +88,11 @@ type Agent struct {
 	// AnswerCode applies the code blocks of a coder's answer that changed
 	// no file, as the file_edit calls they stand for (package codeblock).
 	AnswerCode bool `json:"answer_code"`
+	// GoImports mends the imports of the Go files a coder changed, once
+	// it has ended: the standard-library packages the code uses are
+	// imported, and standard imports it does not use are removed
+	// (package imports; doc/design.md §6.8).
+	GoImports bool `json:"go_imports"`
 	// EditFormat is how the coder changes files: EditTools (file_edit and
 	// file_write calls), EditWhole (the answer holds the complete new text
 	// of each changed file, in a fenced block named by its path) or
@@ -154,6 +159,7 @@ func Default() Config {
 			BriefChars:       8000,
 			Planner:          PlannerAuto,
 			AnswerCode:       true,
+			GoImports:        true,
 			RetryTemperature: 0.8,
 			EditFormat:       EditAuto,
 		},

@@ -260,11 +260,11 @@ func (d *decoder) agent(t map[string]any) {
 	for i, f := range agentFields {
 		allowed[i] = f.name
 	}
-	d.rejectUnknown("agent", t, append(allowed, "baseline", "planner", "answer_code", "edit_format", "transcript", "retry_temperature"))
+	d.rejectUnknown("agent", t, append(allowed, "baseline", "planner", "answer_code", "go_imports", "edit_format", "transcript", "retry_temperature"))
 	for _, f := range []struct {
 		name string
 		dst  *bool
-	}{{"baseline", &d.out.cfg.Agent.Baseline}, {"answer_code", &d.out.cfg.Agent.AnswerCode}, {"transcript", &d.out.cfg.Agent.Transcript}} {
+	}{{"baseline", &d.out.cfg.Agent.Baseline}, {"answer_code", &d.out.cfg.Agent.AnswerCode}, {"go_imports", &d.out.cfg.Agent.GoImports}, {"transcript", &d.out.cfg.Agent.Transcript}} {
 		if v, ok := t[f.name]; ok {
 			if b, ok := v.(bool); ok {
 				*f.dst = b

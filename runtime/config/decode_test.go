@@ -225,7 +225,7 @@ func TestParseValid(t *testing.T) {
 		}(), ""},
 		{"agent values", "[agent]\nmax_iterations = 32\nmax_cycles = 5\nmax_tool_calls = 1\nmax_context_chars = 4096\nmax_task_chars = 100000", func() Config {
 			c := Default()
-			c.Agent = Agent{MaxIterations: 32, MaxCycles: 5, MaxToolCalls: 1, MaxContextChars: 4096, MaxTaskChars: 100000, Baseline: true, BriefChars: 8000, Planner: PlannerAuto, AnswerCode: true, EditFormat: EditAuto, RetryTemperature: 0.8}
+			c.Agent = Agent{MaxIterations: 32, MaxCycles: 5, MaxToolCalls: 1, MaxContextChars: 4096, MaxTaskChars: 100000, Baseline: true, BriefChars: 8000, Planner: PlannerAuto, AnswerCode: true, GoImports: true, EditFormat: EditAuto, RetryTemperature: 0.8}
 			return c
 		}(), ""},
 		{"edit format whole", "[agent]\nedit_format = \"whole\"", func() Config {
@@ -236,6 +236,11 @@ func TestParseValid(t *testing.T) {
 		{"answer code off", "[agent]\nanswer_code = false", func() Config {
 			c := Default()
 			c.Agent.AnswerCode = false
+			return c
+		}(), ""},
+		{"go imports off", "[agent]\ngo_imports = false", func() Config {
+			c := Default()
+			c.Agent.GoImports = false
 			return c
 		}(), ""},
 		{"transcript on", "[agent]\ntranscript = true", func() Config {

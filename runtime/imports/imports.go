@@ -154,13 +154,18 @@ func declaredElsewhere(name string, pkg []string) map[string]bool {
 
 // edit returns src without the unused import specs and with the added
 // paths imported: into the first parenthesised import declaration that
-// stays, else in a new declaration after the last import, else after the
-// package clause. The caller formats the result.
+// stays; else into a single-spec declaration, made a group of them all,
+// as goimports does; else in a declaration of their own after the package
+// clause. The caller formats the result.
 func edit(fset *token.FileSet, f *ast.File, src string, unused []*ast.ImportSpec, added []string) (string, bool) {
-	type cut struct{ from, to int }
-	var cuts []cut
+	// A change replaces src[from:to] with text; they do not overlap.
+	type change struct {
+		from, to int
+		text     string
+	}
+	var changes []change
 	offset := func(p token.Pos) int { return fset.Position(p).Offset }
-	var group, last *ast.GenDecl
+	var group, single *ast.GenDecl
 	for _, d := range f.Decls {
 		g, ok := d.(*ast.GenDecl)
 		if !ok || g.Tok != token.IMPORT {
@@ -177,82 +182,89 @@ func edit(fset *token.FileSet, f *ast.File, src string, unused []*ast.ImportSpec
 			if g.Doc != nil {
 				from = g.Doc.Pos()
 			}
-			cuts = append(cuts, cut{lineStart(src, offset(from)), lineEnd(src, offset(g.End()))})
+			changes = append(changes, change{lineStart(src, offset(from)), lineEnd(src, offset(g.End())), ""})
 			continue
 		}
-		last = g
-		if group == nil && g.Lparen.IsValid() {
+		switch {
+		case group == nil && g.Lparen.IsValid():
 			group = g
+		case single == nil && !g.Lparen.IsValid():
+			single = g
 		}
 		for _, s := range gone {
 			is := s.(*ast.ImportSpec)
-			from, to := is.Pos(), is.End()
+			from, to := is.Pos(), specEnd(is)
 			if is.Doc != nil {
 				from = is.Doc.Pos()
-			}
-			if is.Comment != nil {
-				to = is.Comment.End()
 			}
 			a, b := lineStart(src, offset(from)), lineEnd(src, offset(to))
 			if strings.TrimSpace(src[a:offset(from)]) != "" || strings.TrimSpace(src[offset(to):b]) != "" {
 				return "", false // another spec shares its line
 			}
-			cuts = append(cuts, cut{a, b})
+			changes = append(changes, change{a, b, ""})
 		}
 	}
 
-	var at int
-	var text string
+	var specs string
+	for _, p := range added {
+		specs += "\t" + strconv.Quote(p) + "\n"
+	}
 	switch {
 	case len(added) == 0:
 	case group != nil:
-		for _, p := range added {
-			text += "\t" + strconv.Quote(p) + "\n"
+		at, apart := groupInsert(fset, src, group, unused)
+		switch {
+		case at < 0: // `import ("a")` on one line
+			changes = append(changes, change{offset(group.Rparen), offset(group.Rparen), "\n" + specs})
+		case apart:
+			changes = append(changes, change{at, at, specs + "\n"})
+		default:
+			changes = append(changes, change{at, at, specs})
 		}
-		var apart bool
-		at, apart = groupInsert(fset, src, group, unused)
-		if at < 0 { // `import ("a")` on one line
-			at = offset(group.Rparen)
-			text = "\n" + text
-		} else if apart {
-			text += "\n"
+	case single != nil:
+		is := single.Specs[0].(*ast.ImportSpec)
+		from, to := offset(is.Pos()), offset(specEnd(is))
+		apart := ""
+		if p, _ := strconv.Unquote(is.Path.Value); !standard(p) {
+			apart = "\n"
 		}
-	default: // a declaration of its own, on the line after the anchor's
-		anchor := f.Name.End()
-		if last != nil {
-			anchor = last.End()
-		}
-		at = lineEnd(src, offset(anchor))
-		text = "\nimport "
+		changes = append(changes,
+			change{from, from, "(\n" + specs + apart + "\t"},
+			change{to, to, "\n)"})
+	default:
+		at := lineEnd(src, offset(f.Name.End()))
+		text := "\nimport "
 		if at == len(src) && !strings.HasSuffix(src, "\n") {
 			text = "\n" + text
 		}
 		if len(added) == 1 {
 			text += strconv.Quote(added[0])
 		} else {
-			text += "(\n"
-			for _, p := range added {
-				text += "\t" + strconv.Quote(p) + "\n"
-			}
-			text += ")"
+			text += "(\n" + specs + ")"
 		}
-		text += "\n"
+		changes = append(changes, change{at, at, text + "\n"})
 	}
-	// Apply from the end, so that earlier offsets hold.
-	slices.SortFunc(cuts, func(a, b cut) int { return b.from - a.from })
+	// Apply from the end, so that earlier offsets hold; at one offset, a
+	// cut before an insertion, so that it cannot cut what was inserted.
+	slices.SortFunc(changes, func(a, b change) int {
+		if a.from != b.from {
+			return b.from - a.from
+		}
+		return b.to - a.to
+	})
 	out := src
-	inserted := len(added) == 0
-	for _, c := range cuts {
-		if !inserted && at >= c.to {
-			out = out[:at] + text + out[at:]
-			inserted = true
-		}
-		out = out[:c.from] + out[c.to:]
-	}
-	if !inserted {
-		out = out[:at] + text + out[at:]
+	for _, c := range changes {
+		out = out[:c.from] + c.text + out[c.to:]
 	}
 	return out, true
+}
+
+// specEnd is the end of an import spec with its line comment.
+func specEnd(is *ast.ImportSpec) token.Pos {
+	if is.Comment != nil {
+		return is.Comment.End()
+	}
+	return is.End()
 }
 
 // groupInsert returns where new standard imports go in the parenthesised
@@ -278,11 +290,7 @@ func groupInsert(fset *token.FileSet, src string, g *ast.GenDecl, unused []*ast.
 	rparen := lineStart(src, offset(g.Rparen))
 	switch {
 	case lastStd != nil:
-		end := lastStd.End()
-		if lastStd.Comment != nil {
-			end = lastStd.Comment.End()
-		}
-		if at := lineEnd(src, offset(end)); at <= rparen {
+		if at := lineEnd(src, offset(specEnd(lastStd))); at <= rparen {
 			return at, false
 		}
 	case firstOther != nil:

@@ -77,11 +77,10 @@ func F() error {
 `,
 			want: `package x
 
-import "os"
-
 import (
 	"errors"
 	"fmt"
+	"os"
 )
 
 func F() error {
@@ -302,6 +301,28 @@ var err = errors.New("x")
 var _ = inventory.Remove
 `,
 			added: []string{"errors"},
+		},
+		{
+			name: "a single import of another module",
+			src: `package x
+
+import "example.com/lib" // the lib
+
+var _ = lib.V
+var _ = fmt.Sprint()
+`,
+			want: `package x
+
+import (
+	"fmt"
+
+	"example.com/lib" // the lib
+)
+
+var _ = lib.V
+var _ = fmt.Sprint()
+`,
+			added: []string{"fmt"},
 		},
 		{
 			name:  "a closing parenthesis on the last import's line",
