@@ -378,6 +378,23 @@ func TestFillFromReportSumsPromptEval(t *testing.T) {
 	}
 }
 
+// TestFillFromReportHostEdits: the changes flow made itself (mended
+// imports) are read from the report, a failed write marked.
+func TestFillFromReportHostEdits(t *testing.T) {
+	var rep flowReport
+	if err := json.Unmarshal([]byte(`{"host_edits":[
+		{"cycle":1,"path":"inventory.go","what":"imports: adds `+"`fmt`"+`","status":"ok"},
+		{"cycle":2,"path":"stats.go","what":"imports: removes the unused `+"`sort`"+`","status":"error","error":"unsaved"}]}`), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var res Result
+	fillFromReport(&res, &rep)
+	want := []string{"inventory.go: imports: adds `fmt`", "stats.go: imports: removes the unused `sort` (error)"}
+	if strings.Join(res.HostEdits, "|") != strings.Join(want, "|") {
+		t.Errorf("HostEdits = %q, want %q", res.HostEdits, want)
+	}
+}
+
 // TestInterruptedRunIsNotAResult: a run cut short by the harness's own
 // interruption measured nothing; it stays pending instead of counting as a
 // failure.

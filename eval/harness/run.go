@@ -107,6 +107,9 @@ type Result struct {
 	// not say.
 	EditFormat string `json:"edit_format,omitempty"`
 	Evidence   string `json:"evidence,omitempty"`
+	// HostEdits are the changes flow made to files itself (its report's
+	// host_edits: mended imports), as "path: what".
+	HostEdits []string `json:"host_edits,omitempty"`
 	// Prompt are flow's prompt figures (cache.go); nil for the peer.
 	Prompt *PromptFigures `json:"prompt,omitempty"`
 	// events are flow's report events, for Prompt once the server log is read.
@@ -142,6 +145,11 @@ type flowReport struct {
 	Verification *struct {
 		Evidence string `json:"evidence"`
 	} `json:"verification"`
+	HostEdits []struct {
+		Path   string `json:"path"`
+		What   string `json:"what"`
+		Status string `json:"status"`
+	} `json:"host_edits"`
 }
 
 // toolPath is PATH with the evaluation's own tools first: tsc from
@@ -370,6 +378,13 @@ func fillFromReport(res *Result, r *flowReport) {
 	res.Prompt = promptFigures(r.Events, nil)
 	if r.Verification != nil {
 		res.Evidence = r.Verification.Evidence
+	}
+	for _, e := range r.HostEdits {
+		h := e.Path + ": " + e.What
+		if e.Status != "ok" {
+			h += " (" + e.Status + ")"
+		}
+		res.HostEdits = append(res.HostEdits, h)
 	}
 	for _, role := range r.Roles {
 		s := fmt.Sprintf("%s:%s/%d", role.Role, role.Status, role.Turns)

@@ -137,7 +137,7 @@ func (r *run) report(ctx context.Context) report.Run {
 		Status: res.status, Verified: res.verified, Task: r.task, RunID: r.id,
 		Workspace: r.cfg.Workspace, StartedAt: r.started.UTC().Format(time.RFC3339),
 		Roles: r.rolesSoFar(), Events: r.rec.events, Checks: r.checked, VerificationHistory: r.history,
-		Baseline: r.baseline, ModelCalls: r.rec.modelCalls, ToolCalls: r.rec.toolCalls, Cycles: r.cycles,
+		Baseline: r.baseline, HostEdits: r.hostEdits, ModelCalls: r.rec.modelCalls, ToolCalls: r.rec.toolCalls, Cycles: r.cycles,
 		Usage: r.rec.usage, Summary: res.summary, Reason: res.reason, Error: res.err,
 	}
 	if r.editFormat != "" {

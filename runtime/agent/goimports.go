@@ -21,9 +21,9 @@ import (
 // use are removed (package imports). Each mended file is written by a
 // file_edit call through the coder's tools, so that an unsaved buffer, a
 // stale file or an untrusted run refuses it as it would the model's edit.
-// It is the host's call: shown in the run's progress with its diff, but
-// not one of the report's events and not counted against
-// agent.max_tool_calls.
+// It is the host's call: shown in the run's progress with its diff and
+// in the report's host_edits, but not one of the report's events and not
+// counted against agent.max_tool_calls.
 func (r *run) mendImports(ctx context.Context) {
 	if !r.cfg.Agent.GoImports || r.deps.FS == nil {
 		return
@@ -62,7 +62,8 @@ func (r *run) mendImports(ctx context.Context) {
 			continue
 		}
 		c := model.ToolCall{ID: fmt.Sprintf("imports_%d_%d", r.cycles, i+1), Name: tools.FileEdit, Arguments: string(args)}
-		msg := importsMessage(p, fix)
+		what := "imports: " + importsChange(fix)
+		msg := fmt.Sprintf("flow mends the imports of %s: %s", p, importsChange(fix))
 		r.emit(progress.Event{Kind: progress.ToolStart, Role: config.RoleCoder, Tool: c.Name, ToolCallID: c.ID, Message: msg})
 		t0 := r.deps.Now()
 		r.edit.reset()
@@ -75,6 +76,7 @@ func (r *run) mendImports(ctx context.Context) {
 				diff = r.edit.diffOf(res.Changed)
 			}
 		}
+		r.hostEdits = append(r.hostEdits, report.HostEdit{Cycle: r.cycles, Path: p, What: what, Status: res.Status, Error: res.Error})
 		r.emit(progress.Event{
 			Kind: progress.ToolEnd, Role: config.RoleCoder, Tool: c.Name, ToolCallID: c.ID,
 			Status: res.Status, Error: res.Error, DurationMS: r.deps.Now().Sub(t0).Milliseconds(),
@@ -83,8 +85,8 @@ func (r *run) mendImports(ctx context.Context) {
 	}
 }
 
-// importsMessage says what mending a file's imports does.
-func importsMessage(p string, fix imports.Fix) string {
+// importsChange says what mending a file's imports does.
+func importsChange(fix imports.Fix) string {
 	var parts []string
 	if len(fix.Added) > 0 {
 		parts = append(parts, "adds "+quoteList(fix.Added))
@@ -92,5 +94,5 @@ func importsMessage(p string, fix imports.Fix) string {
 	if len(fix.Removed) > 0 {
 		parts = append(parts, "removes the unused "+quoteList(fix.Removed))
 	}
-	return fmt.Sprintf("flow mends the imports of %s: %s", p, strings.Join(parts, "; "))
+	return strings.Join(parts, "; ")
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"flow/runtime/config"
 	"flow/runtime/progress"
 	"flow/runtime/report"
@@ -102,7 +104,7 @@ func (s *Stock) Remove(item string, n int) error {
 				}
 			}
 			if !c.on {
-				if len(mended) != 0 {
+				if len(mended) != 0 || len(rep.HostEdits) != 0 {
 					t.Errorf("imports mended with go_imports off: %+v", mended)
 				}
 				return
@@ -121,6 +123,10 @@ func (s *Stock) Remove(item string, n int) error {
 				if strings.HasPrefix(ev.ToolCallID, "imports_") {
 					t.Errorf("the host's call is one of the report's events: %+v", ev)
 				}
+			}
+			want := []report.HostEdit{{Cycle: 1, Path: "inventory.go", What: "imports: adds `fmt`", Status: report.StatusOK}}
+			if d := cmp.Diff(want, rep.HostEdits); d != "" {
+				t.Errorf("host_edits (-want +got):\n%s", d)
 			}
 			if rep.ToolCalls != 1 {
 				t.Errorf("tool_calls %d, want the coder's 1", rep.ToolCalls)

@@ -98,6 +98,9 @@ type env struct {
 	invoked int // role invocations so far (the k of synthesised call ids)
 	// edit is the current tool call's write, for its event's diff.
 	edit editCapture
+	// hostEdits are the changes the host made to files itself (mended
+	// imports), for the report.
+	hostEdits []report.HostEdit
 
 	mu    sync.Mutex // guards phase and serialises events
 	phase string

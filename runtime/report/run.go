@@ -28,13 +28,17 @@ type Run struct {
 	// EditFormat is how the coder changed files and why (agent.edit_format
 	// as resolved for this run); nil when the run never got that far.
 	EditFormat *EditFormat `json:"edit_format,omitempty"`
-	ModelCalls int         `json:"model_calls"`
-	ToolCalls  int         `json:"tool_calls"`
-	Cycles     int         `json:"cycles"`
-	Usage      Usage       `json:"usage"`
-	Summary    string      `json:"summary"`
-	Reason     string      `json:"reason,omitempty"`
-	Error      string      `json:"error,omitempty"`
+	// HostEdits are the changes flow made to files itself, not the
+	// model: the imports of a changed Go file mended after a coder
+	// (agent.go_imports). Absent when there were none.
+	HostEdits  []HostEdit `json:"host_edits,omitempty"`
+	ModelCalls int        `json:"model_calls"`
+	ToolCalls  int        `json:"tool_calls"`
+	Cycles     int        `json:"cycles"`
+	Usage      Usage      `json:"usage"`
+	Summary    string     `json:"summary"`
+	Reason     string     `json:"reason,omitempty"`
+	Error      string     `json:"error,omitempty"`
 }
 
 // EditFormat is the coder's edit format in one run: "tools" or "whole",
@@ -43,6 +47,18 @@ type Run struct {
 type EditFormat struct {
 	Format string `json:"format"`
 	Why    string `json:"why"`
+}
+
+// HostEdit is one change flow made to a file itself: in which cycle, to
+// which file, what it did ("imports: adds `fmt`"), and whether the write
+// went through ("ok", or "error" with the tool's reason: an unsaved
+// buffer, a stale file).
+type HostEdit struct {
+	Cycle  int    `json:"cycle"`
+	Path   string `json:"path"`
+	What   string `json:"what"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
 }
 
 // Role is the state of one role invocation.

@@ -25,6 +25,7 @@ func (p *printer) run(r runView) {
 	}
 	p.checks(r.Checks)
 	p.changes(r.ChangedFiles, r.Diffs)
+	p.hostEdits(r.HostEdits)
 	p.roles(r.Roles)
 	p.blank()
 	p.line("%s", p.style(dim, fmt.Sprintf("%s, %s, %s · %d prompt + %d completion tokens",
@@ -144,6 +145,22 @@ func (p *printer) changes(files []string, diffs []fileDiff) {
 			p.blank()
 			p.colorDiff(d.Diff)
 		}
+	}
+}
+
+// hostEdits lists the changes flow made to files itself, which the diffs
+// above hold too: a person should not take them for the model's.
+func (p *printer) hostEdits(es []hostEdit) {
+	if len(es) == 0 {
+		return
+	}
+	p.heading("changed by flow itself")
+	for _, e := range es {
+		line := fmt.Sprintf("  %s (cycle %d): %s", e.Path, e.Cycle, e.What)
+		if e.Status != "ok" {
+			line += " — not written: " + text.OneLine(e.Error, 160)
+		}
+		p.line("%s", line)
 	}
 }
 

@@ -44,6 +44,15 @@ type role struct {
 	Issues   []string `json:"issues"`
 }
 
+// hostEdit is a change flow made to a file itself (report.HostEdit).
+type hostEdit struct {
+	Cycle  int    `json:"cycle"`
+	Path   string `json:"path"`
+	What   string `json:"what"`
+	Status string `json:"status"`
+	Error  string `json:"error"`
+}
+
 type runView struct {
 	Status       string        `json:"status"`
 	Verified     bool          `json:"verified"`
@@ -54,6 +63,7 @@ type runView struct {
 	Roles        []role        `json:"roles"`
 	ChangedFiles []string      `json:"changed_files"`
 	Diffs        []fileDiff    `json:"diffs"`
+	HostEdits    []hostEdit    `json:"host_edits"`
 	Checks       []checkResult `json:"checks"`
 	ModelCalls   int           `json:"model_calls"`
 	ToolCalls    int           `json:"tool_calls"`
