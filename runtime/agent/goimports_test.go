@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -130,6 +131,47 @@ func (s *Stock) Remove(item string, n int) error {
 			}
 			if rep.ToolCalls != 1 {
 				t.Errorf("tool_calls %d, want the coder's 1", rep.ToolCalls)
+			}
+		})
+	}
+}
+
+// TestGoImportsMendedReplay replays the 1.5B coder's first reply of
+// evaluation run S1 (go-inventory-remove): a right Remove in a code block,
+// using fmt.Errorf, in a file that imports only errors. The answer's code
+// is applied; with agent.go_imports the real go vet passes, switched off
+// it fails on "undefined: fmt", as the run's twin without the rule did.
+func TestGoImportsMendedReplay(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go toolchain")
+	}
+	reply := readTestdata(t, "replies/inventory-remove-fmt.txt")
+	inventory := readTestdata(t, "replies/inventory.go.txt")
+	for _, on := range []bool{true, false} {
+		t.Run(fmt.Sprintf("go_imports=%t", on), func(t *testing.T) {
+			dir := workspace(t, map[string]string{
+				"go.mod":       "module example.com/inventory\n\ngo 1.21\n",
+				"inventory.go": inventory,
+			})
+			cfg := testConfig(dir, shCheck("vet", config.KindLint, []string{"go"}, "GOFLAGS=-mod=mod GOTOOLCHAIN=local go vet ./..."))
+			cfg.Agent.GoImports = on
+			cfg.Agent.MaxIterations = 2
+			be := newScripted(t, say("1. Make Remove refuse."), say(reply), say("Done."))
+			h := newHarness(t, cfg, be)
+			rep := h.run(t, "Removing more of an item than there is in stock drives its count negative. Stock.Remove should refuse that with an error and leave the count unchanged.")
+			got := h.read(t, "inventory.go")
+			if !strings.Contains(got, "cannot remove %d items from stock") {
+				t.Fatalf("the reply's Remove was not applied:\n%s", got)
+			}
+			want := map[bool]string{true: report.StatusOK, false: report.StatusFailed}[on]
+			vet := ""
+			for _, c := range rep.Checks {
+				if c.Name == "vet" {
+					vet = c.Status
+				}
+			}
+			if vet != want {
+				t.Errorf("vet %q, want %s:\n%s", vet, want, got)
 			}
 		})
 	}
