@@ -78,11 +78,12 @@ func TestPluginUIRunShowsDiff(t *testing.T) {
 	ws := workspace(t, map[string]string{"a.go": uiNew})
 	v := uiEditor(t, ws, false)
 	rep := runWithDiff(t, ws)
+	rep["host_edits"] = []any{map[string]any{"cycle": 1, "path": "a.go", "what": "imports: adds `fmt`", "status": "ok"}}
 	lua(t, v, "require('flow').last_run = ...; require('flow.ui').on_done('run', ...)", rep)
 
 	run := bufferText(t, v, "flow://run")
 	text := strings.Join(run, "\n")
-	for _, want := range []string{"flow run: ok (verified)", "changed: a.go (modified, +1 -1)", "@@ -2,6 +2,6 @@", "-func Old() {}", "+func New() {}"} {
+	for _, want := range []string{"flow run: ok (verified)", "changed: a.go (modified, +1 -1)", "changed by flow itself: a.go (cycle 1): imports: adds `fmt`", "@@ -2,6 +2,6 @@", "-func Old() {}", "+func New() {}"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("flow://run =\n%s\nwant %q", text, want)
 		}

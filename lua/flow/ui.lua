@@ -398,6 +398,18 @@ function M.summary(op, r)
   elseif #list(r.changed_files) > 0 then
     lines[#lines + 1] = "changed: " .. table.concat(r.changed_files, ", ")
   end
+  -- Changes flow made to files itself (mended imports): the diffs above
+  -- hold them too, and a person should not take them for the model's.
+  for _, e in ipairs(list(r.host_edits)) do
+    if type(e) == "table" then
+      local line = string.format("changed by flow itself: %s (cycle %s): %s", str(e.path), str(e.cycle), str(e.what))
+      if e.status ~= "ok" then
+        lines[#lines + 1] = { line .. " (not written: " .. M.human(e.error) .. ")", "FlowFailure" }
+      else
+        lines[#lines + 1] = line
+      end
+    end
+  end
   for _, key in ipairs({ "restored", "removed" }) do
     if #list(r[key]) > 0 then
       lines[#lines + 1] = key .. ": " .. table.concat(r[key], ", ")

@@ -9,6 +9,7 @@ import (
 
 	"flow/runtime/config"
 	"flow/runtime/imports"
+	"flow/runtime/lang"
 	"flow/runtime/model"
 	"flow/runtime/progress"
 	"flow/runtime/report"
@@ -30,7 +31,7 @@ func (r *run) mendImports(ctx context.Context) {
 	}
 	var goFiles []string
 	for _, p := range r.changedList() {
-		if strings.HasSuffix(strings.ToLower(p), ".go") {
+		if lang.Of(p) == "go" {
 			goFiles = append(goFiles, p)
 		}
 	}
