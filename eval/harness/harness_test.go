@@ -382,7 +382,7 @@ func TestFillFromReportSumsPromptEval(t *testing.T) {
 // imports) are read from the report, a failed write marked.
 func TestFillFromReportHostEdits(t *testing.T) {
 	var rep flowReport
-	if err := json.Unmarshal([]byte(`{"host_edits":[
+	if err := json.Unmarshal([]byte(`{"edit_format":{"format":"tools","why":"auto","tools":"text"},"host_edits":[
 		{"cycle":1,"path":"inventory.go","what":"imports: adds `+"`fmt`"+`","status":"ok"},
 		{"cycle":2,"path":"stats.go","what":"imports: removes the unused `+"`sort`"+`","status":"error","error":"unsaved"}]}`), &rep); err != nil {
 		t.Fatal(err)
@@ -392,6 +392,9 @@ func TestFillFromReportHostEdits(t *testing.T) {
 	want := []string{"inventory.go: imports: adds `fmt`", "stats.go: imports: removes the unused `sort` (error)"}
 	if strings.Join(res.HostEdits, "|") != strings.Join(want, "|") {
 		t.Errorf("HostEdits = %q, want %q", res.HostEdits, want)
+	}
+	if res.EditFormat != "tools" || res.ToolDeclarations != "text" {
+		t.Errorf("edit format %q, tools declared %q; want tools, text", res.EditFormat, res.ToolDeclarations)
 	}
 }
 

@@ -107,6 +107,9 @@ type Result struct {
 	// not say.
 	EditFormat string `json:"edit_format,omitempty"`
 	Evidence   string `json:"evidence,omitempty"`
+	// ToolDeclarations is where the run declared its tools ("native",
+	// "text"), from the report's edit_format.tools.
+	ToolDeclarations string `json:"tool_declarations,omitempty"`
 	// HostEdits are the changes flow made to files itself (its report's
 	// host_edits: mended imports), as "path: what".
 	HostEdits []string `json:"host_edits,omitempty"`
@@ -141,6 +144,7 @@ type flowReport struct {
 	Error      string           `json:"error"`
 	EditFormat *struct {
 		Format string `json:"format"`
+		Tools  string `json:"tools"`
 	} `json:"edit_format"`
 	Verification *struct {
 		Evidence string `json:"evidence"`
@@ -373,6 +377,7 @@ func fillFromReport(res *Result, r *flowReport) {
 	res.Error = text.OneLine(r.Error, 300)
 	if r.EditFormat != nil {
 		res.EditFormat = r.EditFormat.Format
+		res.ToolDeclarations = r.EditFormat.Tools
 	}
 	res.events = r.Events
 	res.Prompt = promptFigures(r.Events, nil)

@@ -141,7 +141,10 @@ func (r *run) report(ctx context.Context) report.Run {
 		Usage: r.rec.usage, Summary: res.summary, Reason: res.reason, Error: res.err,
 	}
 	if r.editFormat != "" {
-		rep.EditFormat = &report.EditFormat{Format: r.editFormat, Why: r.editWhy}
+		rep.EditFormat = &report.EditFormat{Format: r.editFormat, Why: r.editWhy, Tools: config.ToolsText, ToolsWhy: r.toolsWhy}
+		if r.nativeTools {
+			rep.EditFormat.Tools = config.ToolsNative
+		}
 	}
 	if rep.Workspace == "" && r.deps.FS != nil {
 		rep.Workspace = r.deps.FS.Root()
@@ -186,7 +189,18 @@ func (r *run) setup(ctx context.Context) error {
 			r.emit(progress.Event{Kind: progress.Warning, Message: err.Error()})
 		}
 	}
-	r.editFormat, r.editWhy = r.resolveEditFormat(ctx)
+	// The server is asked about the coder's model at most once, and only
+	// when a setting is "auto".
+	var described *coderModel
+	describe := func() coderModel {
+		if described == nil {
+			m := r.describeCoderModel(ctx)
+			described = &m
+		}
+		return *described
+	}
+	r.editFormat, r.editWhy = r.resolveEditFormat(describe)
+	r.nativeTools, r.toolsWhy = r.resolveToolDeclarations(describe)
 	return nil
 }
 

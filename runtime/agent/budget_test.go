@@ -246,8 +246,10 @@ func TestContextBudgetAfterToolResult(t *testing.T) {
 	}
 }
 
+// TestContextBudgetCountsToolSchemas: declared schemas count against
+// agent.max_context_chars; tools declared in the system prompt alone
+// (agent.tool_declarations = "text") add nothing beyond its text.
 func TestContextBudgetCountsToolSchemas(t *testing.T) {
-	// The user message alone fits; with the schemas it does not.
 	dir := workspace(t, nil)
 	h := newHarness(t, testConfig(dir), newScripted(t))
 	r := h.agent.start("", nil)
@@ -255,11 +257,16 @@ func TestContextBudgetCountsToolSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools := r.tools.Schemas(config.RoleCoder)
-	withTools := newConversation(1<<30, tools)
-	without := newConversation(1<<30, nil)
+	withTools := newConversation(1<<30, tools, true)
+	without := newConversation(1<<30, nil, true)
+	asText := newConversation(1<<30, tools, false)
 	msg := model.Message{Role: model.RoleUser, Content: "é<>&"}
 	withTools.push(msg)
 	without.push(msg)
+	asText.push(msg)
+	if asText.size() != without.size() || asText.declaredTools() != nil || len(withTools.declaredTools()) != len(tools) {
+		t.Errorf("tools as text: size %d, declared %d schemas; want %d and none (native: %d)", asText.size(), len(asText.declaredTools()), without.size(), len(withTools.declaredTools()))
+	}
 	if diff := withTools.size() - without.size(); diff != jsonChars(tools) || diff < 500 {
 		t.Errorf("schemas add %d characters, want %d (their JSON text)", diff, jsonChars(tools))
 	}

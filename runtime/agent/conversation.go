@@ -25,20 +25,34 @@ import (
 type conversation struct {
 	msgs    []model.Message
 	offered []model.Tool
-	limit   int // agent.max_context_chars
-	tools   int // characters of the offered schemas' JSON
-	chars   int // JSON characters of the messages, without brackets and commas
-	text    int // characters of the messages as the template sees them
+	// declared: the offered schemas go in each request's tools field
+	// (agent.tool_declarations, doc/design.md §6.5); otherwise the system
+	// prompt's list alone declares them, and the calls come as text.
+	declared bool
+	limit    int // agent.max_context_chars
+	tools    int // characters of the declared schemas' JSON, 0 when not declared
+	chars    int // JSON characters of the messages, without brackets and commas
+	text     int // characters of the messages as the template sees them
 }
 
-// newConversation returns an empty conversation offering tools, bounded by
-// limit characters.
-func newConversation(limit int, offered []model.Tool) *conversation {
-	c := &conversation{msgs: make([]model.Message, 0, 8), offered: offered, limit: limit}
-	if len(offered) > 0 {
+// newConversation returns an empty conversation offering tools, declared
+// in each request when declare, bounded by limit characters.
+func newConversation(limit int, offered []model.Tool, declare bool) *conversation {
+	c := &conversation{msgs: make([]model.Message, 0, 8), offered: offered, declared: declare, limit: limit}
+	if declare && len(offered) > 0 {
 		c.tools = jsonChars(offered)
 	}
 	return c
+}
+
+// declaredTools are the schemas for a request's tools field: the offered
+// tools when they are declared natively, else none (the system prompt
+// lists them, and the calls are read from the reply's text).
+func (c *conversation) declaredTools() []model.Tool {
+	if !c.declared {
+		return nil
+	}
+	return c.offered
 }
 
 // push appends m.

@@ -98,7 +98,7 @@ func (r *env) policyFor(name string) policy {
 // shared tool declarations, the role's reply bound and its structured
 // output, if any.
 func (p policy) request(m string, conv *conversation) model.Request {
-	req := model.Request{Model: m, Messages: append([]model.Message(nil), conv.msgs...), Tools: conv.offered, MaxTokens: p.maxTokens}
+	req := model.Request{Model: m, Messages: append([]model.Message(nil), conv.msgs...), Tools: conv.declaredTools(), MaxTokens: p.maxTokens}
 	if p.format != "" {
 		req.Format = []byte(p.format)
 	}
@@ -110,7 +110,7 @@ func (p policy) request(m string, conv *conversation) model.Request {
 // tools stay declared, so the prompt keeps its shared prefix; the format
 // leaves no room for a call.
 func formatRequest(m string, conv *conversation, schema string) model.Request {
-	return model.Request{Model: m, Messages: append([]model.Message(nil), conv.msgs...), Tools: conv.offered, Format: []byte(schema), MaxTokens: maxFormatTokens}
+	return model.Request{Model: m, Messages: append([]model.Message(nil), conv.msgs...), Tools: conv.declaredTools(), Format: []byte(schema), MaxTokens: maxFormatTokens}
 }
 
 // sharedTools returns the tools declared to every role: those of the

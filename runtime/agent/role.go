@@ -13,7 +13,7 @@ import (
 // newSession starts invocation k of the role of policy p in the run e.
 func newSession(r *env, p policy, k int) *session {
 	s := &session{r: r, p: p, k: k, model: r.cfg.ModelFor(p.role), writes: r.writes,
-		conv: newConversation(r.cfg.Agent.MaxContextChars, p.offered)}
+		conv: newConversation(r.cfg.Agent.MaxContextChars, p.offered, r.nativeTools)}
 	s.rules = s.newRules()
 	return s
 }

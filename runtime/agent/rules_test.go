@@ -336,7 +336,7 @@ func TestJudgeFirstDecisionWins(t *testing.T) {
 	mk := func(name string, d decision) rule {
 		return rule{name, func(context.Context, *turn) decision { seen = append(seen, name); return d }}
 	}
-	s := &session{conv: newConversation(1<<20, nil)}
+	s := &session{conv: newConversation(1<<20, nil, true)}
 	s.conv.push(model.Message{Role: model.RoleAssistant, Content: "  "})
 	s.rules = []rule{mk("a", pass), mk("b", decision{say: "told", blank: true}), mk("c", stop(end{cause: causeStuck}))}
 	if e := s.judge(t.Context(), &turn{}); e != nil {

@@ -81,7 +81,12 @@ type env struct {
 	// editFormat is the coder's edit format (config.EditTools or
 	// config.EditWhole), resolved when the run is set up; editWhy says why.
 	editFormat, editWhy string
-	changed             map[string]bool
+	// nativeTools: the tools are declared in each request's tools field
+	// as well as in the system prompt (agent.tool_declarations), resolved
+	// with the edit format; toolsWhy says why.
+	nativeTools bool
+	toolsWhy    string
+	changed     map[string]bool
 	// failing are the required checks that failed when the host last ran
 	// them (the baseline, then each cycle's verification), for the
 	// coder's reminder when it changes nothing (rules.go).

@@ -29,6 +29,38 @@ type showModel interface {
 	ShowModel(ctx context.Context, name string) (model.ModelInfo, error)
 }
 
+// coderModel is what the server says about the coder's model, for the
+// "auto" settings: its description, or why there is none (the backend
+// does not describe models, or the server did not), and its name as a
+// report shows it, with the size when the server gives one.
+type coderModel struct {
+	info    model.ModelInfo
+	missing string
+	name    string
+}
+
+// describeCoderModel asks the server about the coder's model once, and only
+// when a setting is "auto".
+func (r *env) describeCoderModel(ctx context.Context) coderModel {
+	name := r.cfg.ModelFor(config.RoleCoder)
+	m := coderModel{name: name}
+	b, ok := r.deps.Backend.(showModel)
+	if !ok {
+		m.missing = "the backend does not describe its models"
+		return m
+	}
+	info, err := b.ShowModel(ctx, name)
+	if err != nil {
+		m.missing = "the server does not describe " + name
+		return m
+	}
+	m.info = info
+	if info.ParameterCount > 0 {
+		m.name += fmt.Sprintf(" (%.1fB parameters)", float64(info.ParameterCount)/1e9)
+	}
+	return m
+}
+
 // resolveEditFormat returns the coder's edit format and why: agent.edit_format
 // when it is "tools" or "whole"; for "auto", whole only when the server says
 // the coder's model has no tool calling, tools otherwise. Size does not
@@ -36,32 +68,21 @@ type showModel interface {
 // answered that no change was needed (or copied the example) and passed
 // none, while with tool calls and answer code it passed go-stats-median in
 // 4 of 6 (doc/eval.md §4).
-func (r *env) resolveEditFormat(ctx context.Context) (string, string) {
+func (r *env) resolveEditFormat(m func() coderModel) (string, string) {
 	switch f := r.cfg.Agent.EditFormat; f {
 	case config.EditTools, config.EditWhole:
 		return f, "agent.edit_format = \"" + f + "\""
 	}
-	b, ok := r.deps.Backend.(showModel)
-	if !ok {
-		return config.EditTools, "auto: the backend does not describe its models"
-	}
-	name := r.cfg.ModelFor(config.RoleCoder)
-	info, err := b.ShowModel(ctx, name)
-	if err != nil {
-		return config.EditTools, "auto: the server does not describe " + name
-	}
-	if info.ParameterCount > 0 {
-		// The size is shown, not used: the reader of a report judges a
-		// small model's results by it.
-		name += fmt.Sprintf(" (%.1fB parameters)", float64(info.ParameterCount)/1e9)
-	}
+	cm := m()
 	switch {
-	case len(info.Capabilities) > 0 && !slices.Contains(info.Capabilities, "tools"):
-		return config.EditWhole, "auto: " + name + " has no tool calling"
-	case len(info.Capabilities) == 0:
-		return config.EditTools, "auto: the server does not say whether " + name + " calls tools"
+	case cm.missing != "":
+		return config.EditTools, "auto: " + cm.missing
+	case len(cm.info.Capabilities) > 0 && !slices.Contains(cm.info.Capabilities, "tools"):
+		return config.EditWhole, "auto: " + cm.name + " has no tool calling"
+	case len(cm.info.Capabilities) == 0:
+		return config.EditTools, "auto: the server does not say whether " + cm.name + " calls tools"
 	}
-	return config.EditTools, "auto: " + name + " calls tools"
+	return config.EditTools, "auto: " + cm.name + " calls tools"
 }
 
 // wholeReader returns the current text of a file a whole-file block

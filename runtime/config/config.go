@@ -99,6 +99,13 @@ type Agent struct {
 	// EditAuto (whole for a model the server says cannot call tools;
 	// tools otherwise). "" means EditAuto.
 	EditFormat string `json:"edit_format"`
+	// ToolDeclarations is where the tools are declared to the model:
+	// ToolsNative (the request's tools field, which the server's chat
+	// template renders, besides the system prompt's list), ToolsText (the
+	// system prompt's list alone; calls are read from the reply's text) or
+	// ToolsAuto (text for a model the server says is small or cannot call
+	// tools; native otherwise). "" means ToolsAuto (doc/design.md §6.5).
+	ToolDeclarations string `json:"tool_declarations"`
 	// Transcript keeps each model call's request messages and reply in
 	// the run's journal (transcript.jsonl), to see why a run went as it
 	// did. Off by default: it holds the workspace's text.
@@ -122,6 +129,13 @@ const (
 	EditAuto  = "auto"
 	EditTools = "tools"
 	EditWhole = "whole"
+)
+
+// The values of agent.tool_declarations.
+const (
+	ToolsAuto   = "auto"
+	ToolsNative = "native"
+	ToolsText   = "text"
 )
 
 // Check is one named check.
@@ -162,6 +176,7 @@ func Default() Config {
 			GoImports:        true,
 			RetryTemperature: 0.8,
 			EditFormat:       EditAuto,
+			ToolDeclarations: ToolsAuto,
 		},
 		Checks:   []Check{},
 		Warnings: []string{},

@@ -260,7 +260,7 @@ func (d *decoder) agent(t map[string]any) {
 	for i, f := range agentFields {
 		allowed[i] = f.name
 	}
-	d.rejectUnknown("agent", t, append(allowed, "baseline", "planner", "answer_code", "go_imports", "edit_format", "transcript", "retry_temperature"))
+	d.rejectUnknown("agent", t, append(allowed, "baseline", "planner", "answer_code", "go_imports", "edit_format", "tool_declarations", "transcript", "retry_temperature"))
 	for _, f := range []struct {
 		name string
 		dst  *bool
@@ -285,6 +285,13 @@ func (d *decoder) agent(t map[string]any) {
 			d.out.cfg.Agent.EditFormat = s
 		} else {
 			d.p.add("%s", editFormatMessage)
+		}
+	}
+	if v, ok := t["tool_declarations"]; ok {
+		if s, ok := v.(string); ok && validToolDeclarations(s) {
+			d.out.cfg.Agent.ToolDeclarations = s
+		} else {
+			d.p.add("%s", toolDeclarationsMessage)
 		}
 	}
 	d.number(t, "agent", "retry_temperature", temperatureRange, &d.out.cfg.Agent.RetryTemperature)

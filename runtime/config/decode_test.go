@@ -225,12 +225,17 @@ func TestParseValid(t *testing.T) {
 		}(), ""},
 		{"agent values", "[agent]\nmax_iterations = 32\nmax_cycles = 5\nmax_tool_calls = 1\nmax_context_chars = 4096\nmax_task_chars = 100000", func() Config {
 			c := Default()
-			c.Agent = Agent{MaxIterations: 32, MaxCycles: 5, MaxToolCalls: 1, MaxContextChars: 4096, MaxTaskChars: 100000, Baseline: true, BriefChars: 8000, Planner: PlannerAuto, AnswerCode: true, GoImports: true, EditFormat: EditAuto, RetryTemperature: 0.8}
+			c.Agent = Agent{MaxIterations: 32, MaxCycles: 5, MaxToolCalls: 1, MaxContextChars: 4096, MaxTaskChars: 100000, Baseline: true, BriefChars: 8000, Planner: PlannerAuto, AnswerCode: true, GoImports: true, EditFormat: EditAuto, ToolDeclarations: ToolsAuto, RetryTemperature: 0.8}
 			return c
 		}(), ""},
 		{"edit format whole", "[agent]\nedit_format = \"whole\"", func() Config {
 			c := Default()
 			c.Agent.EditFormat = EditWhole
+			return c
+		}(), ""},
+		{"tools declared as text", "[agent]\ntool_declarations = \"text\"", func() Config {
+			c := Default()
+			c.Agent.ToolDeclarations = ToolsText
 			return c
 		}(), ""},
 		{"answer code off", "[agent]\nanswer_code = false", func() Config {

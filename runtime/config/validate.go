@@ -77,9 +77,16 @@ const plannerMessage = `agent.planner must be "auto" (skip the planner when the 
 func validPlanner(s string) bool { return s == PlannerAuto || s == PlannerAlways }
 
 // editFormatMessage is the problem of a bad agent.edit_format.
-const editFormatMessage = `agent.edit_format must be "auto" (whole files for a small model, as the server describes it), "tools" (file_edit and file_write calls) or "whole" (the answer holds each changed file whole)`
+const editFormatMessage = `agent.edit_format must be "auto" (whole files for a model the server says cannot call tools), "tools" (file_edit and file_write calls) or "whole" (the answer holds each changed file whole)`
 
 func validEditFormat(s string) bool { return s == EditAuto || s == EditTools || s == EditWhole }
+
+// toolDeclarationsMessage is the problem of a bad agent.tool_declarations.
+const toolDeclarationsMessage = `agent.tool_declarations must be "auto" (text for a small model, as the server describes it), "native" (the request's tools field as well) or "text" (the system prompt's list alone)`
+
+func validToolDeclarations(s string) bool {
+	return s == ToolsAuto || s == ToolsNative || s == ToolsText
+}
 
 // checkKinds is the set of supported check kinds.
 var checkKinds = map[string]bool{
@@ -125,6 +132,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Agent.EditFormat != "" && !validEditFormat(c.Agent.EditFormat) {
 		p.add("%s", editFormatMessage)
+	}
+	if c.Agent.ToolDeclarations != "" && !validToolDeclarations(c.Agent.ToolDeclarations) {
+		p.add("%s", toolDeclarationsMessage)
 	}
 	if len(c.Checks) > MaxChecks {
 		p.add("%s", tooManyChecks)

@@ -56,6 +56,8 @@ func TestParseVerifyInvalid(t *testing.T) {
 		{"unknown planner", "[agent]\nplanner = \"never\"", `agent.planner must be "auto" (skip the planner when the brief holds every source file) or "always"`},
 		{"numeric planner", "[agent]\nplanner = 1", `agent.planner must be "auto" (skip the planner when the brief holds every source file) or "always"`},
 		{"unknown edit format", "[agent]\nedit_format = \"diff\"", `agent.edit_format must be "auto"`},
+		{"unknown tool declarations", "[agent]\ntool_declarations = \"json\"", `agent.tool_declarations must be "auto"`},
+		{"tool declarations not a string", "[agent]\ntool_declarations = true", `agent.tool_declarations must be "auto"`},
 		{"verify not a table", "verify = 1", "verify must be a TOML table"},
 		{"unknown key", "[verify]\nallow_test_edit = true", "Unknown verify options: allow_test_edit (did you mean allow_test_edits?)"},
 		{"string tests", "[verify]\ntests = \"*_spec.lua\"", `verify.tests must be an array of glob strings, for example ["spec/**/*.lua"]`},

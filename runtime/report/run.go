@@ -42,11 +42,15 @@ type Run struct {
 }
 
 // EditFormat is the coder's edit format in one run: "tools" or "whole",
-// and why ("agent.edit_format = \"whole\"", "auto: m has 1.5B
-// parameters").
+// and why ("agent.edit_format = \"whole\"", "auto: m has no tool
+// calling"); and where the tools were declared to the model: "native"
+// (the requests' tools field and the system prompt) or "text" (the system
+// prompt alone), and why.
 type EditFormat struct {
-	Format string `json:"format"`
-	Why    string `json:"why"`
+	Format   string `json:"format"`
+	Why      string `json:"why"`
+	Tools    string `json:"tools,omitempty"`
+	ToolsWhy string `json:"tools_why,omitempty"`
 }
 
 // HostEdit is one change flow made to a file itself: in which cycle, to
