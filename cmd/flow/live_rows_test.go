@@ -25,9 +25,15 @@ const liveCalcGo = "package calc\n\n// Add returns the sum of a and b.\nfunc Add
 // livePlannerRun runs a task in a workspace holding files with planner as
 // the planner's model (the other roles get the verdict model, which they
 // never reach unless the planner finishes), api, and the given [ollama]
-// and [agent] lines, and returns the decoded report.
+// and [agent] lines, and returns the decoded report. The tools are
+// declared natively unless agentLines says otherwise: these tests are
+// about what the server hands the client, and for the tiny stand-in models
+// agent.tool_declarations = "auto" would declare them as text.
 func livePlannerRun(t *testing.T, srv *live.Server, api, planner string, files map[string]string, ollamaLines, agentLines string) map[string]any {
 	t.Helper()
+	if !strings.Contains(agentLines, "tool_declarations") {
+		agentLines += "\ntool_declarations = \"native\""
+	}
 	ws := workspace(t)
 	for name, content := range files {
 		writeFile(t, ws, name, content)
@@ -85,7 +91,10 @@ func liveRole(m map[string]any, role string) map[string]any {
 // text outside the tags, fenced or bare (run as a tool call with an id of
 // its own and from_text in the event, counted as a text tool call). The
 // model repeats the same call on the second turn, which is answered as a
-// repeat, and the planner ends on its iteration budget.
+// repeat, and the planner ends on its iteration budget. With the tools
+// declared as text (agent.tool_declarations = "text": no tools field, so
+// the server parses no call), every shape is read from the reply's text,
+// the <tool_call> blocks too.
 func TestLiveToolCallRows(t *testing.T) {
 	srv := live.Start(t)
 	tests := []struct {
@@ -102,55 +111,65 @@ func TestLiveToolCallRows(t *testing.T) {
 	}
 	for _, tc := range tests {
 		for _, api := range liveAPIs {
-			t.Run(tc.model.Name+"/"+api, func(t *testing.T) {
-				m := livePlannerRun(t, srv, api, tc.model.Name, map[string]string{"calc.go": liveCalcGo}, "", "max_iterations = 2")
-				calls, tools := liveEvents(m, "planner")
-				if len(calls) != 2 {
-					t.Fatalf("planner model calls = %d, want 2 (max_iterations)", len(calls))
-				}
-				n := float64(len(tc.want))
-				native, text := n, 0.0
-				if tc.fromText {
-					native, text = 0, n
-				}
-				for i, c := range calls {
-					if c["native_tool_calls"] != native || c["text_tool_calls"] != text || c["status"] != "ok" {
-						t.Errorf("model call %d = %v, want %v native and %v text tool calls", i+1, c, native, text)
-					}
-					if p, _ := c["prompt_tokens"].(float64); p <= 0 {
-						t.Errorf("model call %d has no prompt_tokens from the server: %v", i+1, c)
-					}
-				}
-				if len(tools) != 2*len(tc.want) {
-					t.Fatalf("planner tool events = %d, want %d (the first turn's calls, then their repeats)", len(tools), 2*len(tc.want))
-				}
-				ids := map[string]bool{}
-				for i, e := range tools {
-					first := i < len(tc.want)
-					want := tc.want[i%len(tc.want)]
-					id, _ := e["tool_call_id"].(string)
-					if e["tool"] != "file_read" || e["status"] != want || id == "" || ids[id] {
-						t.Errorf("tool event %d = %v, want file_read %s with an id of its own", i+1, e, want)
-					}
-					ids[id] = true
-					if rep := e["repeated"] == true; rep == first {
-						t.Errorf("tool event %d repeated = %v, want %v (turn %d)", i+1, rep, !first, 1+i/len(tc.want))
-					}
-					if ft := e["from_text"] == true; ft != tc.fromText {
-						t.Errorf("tool event %d from_text = %v, want %v", i+1, ft, tc.fromText)
-					}
-				}
-				if b, _ := tools[0]["bytes"].(float64); int(b) < len(liveCalcGo) {
-					t.Errorf("the first call's result is %v bytes, want calc.go's %d bytes of content in it", b, len(liveCalcGo))
-				}
-				if p := liveRole(m, "planner"); p["status"] != "unverified" || p["error"] != agent.MsgIterationBudget {
-					t.Errorf("planner = %v, want unverified on its iteration budget", p)
-				}
-				if liveRole(m, "coder") != nil {
-					t.Errorf("the coder ran after a planner that did not finish: %v", m["roles"])
-				}
-			})
+			for _, decl := range []string{"native", "text"} {
+				t.Run(tc.model.Name+"/"+api+"/"+decl, func(t *testing.T) {
+					liveToolCallRow(t, srv, api, decl, tc.model, tc.want, tc.fromText || decl == "text")
+				})
+			}
 		}
+	}
+}
+
+// liveToolCallRow is one case of TestLiveToolCallRows.
+func liveToolCallRow(t *testing.T, srv *live.Server, api, decl string, model live.Model, statuses []string, fromText bool) {
+	m := livePlannerRun(t, srv, api, model.Name, map[string]string{"calc.go": liveCalcGo}, "", "max_iterations = 2\ntool_declarations = "+tomlString(decl))
+	if ef, _ := m["edit_format"].(map[string]any); ef["tools"] != decl {
+		t.Errorf("edit_format = %v, want tools %q", m["edit_format"], decl)
+	}
+	calls, tools := liveEvents(m, "planner")
+	if len(calls) != 2 {
+		t.Fatalf("planner model calls = %d, want 2 (max_iterations)", len(calls))
+	}
+	n := float64(len(statuses))
+	native, text := n, 0.0
+	if fromText {
+		native, text = 0, n
+	}
+	for i, c := range calls {
+		if c["native_tool_calls"] != native || c["text_tool_calls"] != text || c["status"] != "ok" {
+			t.Errorf("model call %d = %v, want %v native and %v text tool calls", i+1, c, native, text)
+		}
+		if p, _ := c["prompt_tokens"].(float64); p <= 0 {
+			t.Errorf("model call %d has no prompt_tokens from the server: %v", i+1, c)
+		}
+	}
+	if len(tools) != 2*len(statuses) {
+		t.Fatalf("planner tool events = %d, want %d (the first turn's calls, then their repeats)", len(tools), 2*len(statuses))
+	}
+	ids := map[string]bool{}
+	for i, e := range tools {
+		first := i < len(statuses)
+		want := statuses[i%len(statuses)]
+		id, _ := e["tool_call_id"].(string)
+		if e["tool"] != "file_read" || e["status"] != want || id == "" || ids[id] {
+			t.Errorf("tool event %d = %v, want file_read %s with an id of its own", i+1, e, want)
+		}
+		ids[id] = true
+		if rep := e["repeated"] == true; rep == first {
+			t.Errorf("tool event %d repeated = %v, want %v (turn %d)", i+1, rep, !first, 1+i/len(statuses))
+		}
+		if ft := e["from_text"] == true; ft != fromText {
+			t.Errorf("tool event %d from_text = %v, want %v", i+1, ft, fromText)
+		}
+	}
+	if b, _ := tools[0]["bytes"].(float64); int(b) < len(liveCalcGo) {
+		t.Errorf("the first call's result is %v bytes, want calc.go's %d bytes of content in it", b, len(liveCalcGo))
+	}
+	if p := liveRole(m, "planner"); p["status"] != "unverified" || p["error"] != agent.MsgIterationBudget {
+		t.Errorf("planner = %v, want unverified on its iteration budget", p)
+	}
+	if liveRole(m, "coder") != nil {
+		t.Errorf("the coder ran after a planner that did not finish: %v", m["roles"])
 	}
 }
 
