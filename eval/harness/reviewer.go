@@ -275,6 +275,19 @@ func (r *reviewRouter) Chat(ctx context.Context, req model.Request) (model.Respo
 	return resp, err
 }
 
+// ShowModel passes the server's description of a model through, so that
+// the settings a run decides by it (agent.tool_declarations = "auto") are
+// decided for a case as in a run.
+func (r *reviewRouter) ShowModel(ctx context.Context, name string) (model.ModelInfo, error) {
+	s, ok := r.real.(interface {
+		ShowModel(context.Context, string) (model.ModelInfo, error)
+	})
+	if !ok {
+		return model.ModelInfo{}, errors.New("the backend does not describe its models")
+	}
+	return s.ShowModel(ctx, name)
+}
+
 // reviewConfig is a case's configuration: the task's checks, the whole-file
 // format (the scripted coder writes whole files), one cycle, and a change
 // that is judged on its checks alone (behaviour_preserving), so that the

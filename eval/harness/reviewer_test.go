@@ -83,6 +83,10 @@ func TestReviewerMode(t *testing.T) {
 		ollamatest.Turn{Content: `{"approved": true, "summary": "averages the middle values", "issues": []}`, PromptTokens: 900},
 		ollamatest.Turn{Content: `{"approved": true, "summary": "fine", "issues": []}`, PromptTokens: 950},
 	)
+	// A small model: as in a run, "auto" declares the tools as text.
+	srv.SetModels("flow-eval-scripted")
+	srv.SetParameterSize("flow-eval-scripted", "1.5B")
+	srv.SetCapabilities("flow-eval-scripted", "completion", "tools")
 	out := filepath.Join(t.TempDir(), "reviewer.json")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"-reviewer", "-cases", cases, "-tasks-dir", tasksDir, "-tools-dir", toolsDir,
@@ -118,6 +122,9 @@ func TestReviewerMode(t *testing.T) {
 			chats++
 			if r.Format() == nil || !strings.Contains(string(r.Raw), "Your role now: the reviewer") {
 				t.Errorf("a chat request that is not a structured review reached the server: %.300s", r.Raw)
+			}
+			if _, has := r.Body["tools"]; has {
+				t.Errorf("a review of a 1.5B model declared its tools natively, unlike a run's: %.300s", r.Raw)
 			}
 		}
 	}
