@@ -9,14 +9,17 @@ import (
 // Where the tools are declared (doc/design.md §6.5): the system prompt
 // always lists them with their arguments; "native" also sends their JSON
 // schemas in each request's tools field, which the server's chat template
-// renders into the prompt (for Qwen2.5 some 600–950 tokens of a 2,250-token
-// first prompt). A call is read from the reply's text either way (§7.4).
+// renders into the prompt (for Qwen2.5 about 970 of the 2,180 tokens of a
+// coder's first prompt). A call is read from the reply's text either way
+// (§7.4).
 
 // textToolsBelow is the size under which "auto" declares the tools as text
 // only: in the evaluation the 1.5B model, offered native declarations,
 // wrote all of its 178 calls in 155 runs as text and none in the server's
-// tool-call form, while their rendering cost a fresh prompt 15–25 s on two
-// CPU cores. Larger models were not measured and keep the native form.
+// tool-call form, while their rendering cost a fresh prompt some 30 s on
+// two CPU cores; declared as text, runs took a third less time with as
+// many passes within the spread (doc/eval.md §4). Larger models were not
+// measured and keep the native form.
 const textToolsBelow = 4e9
 
 // resolveToolDeclarations returns whether the tools are declared natively
