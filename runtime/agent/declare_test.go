@@ -44,13 +44,7 @@ func TestToolDeclarations(t *testing.T) {
 				ollamatest.Turn{Content: "The variable is misnamed.\nfile_edit {\"path\": \"a.go\", \"old_string\": \"var broken int\", \"new_string\": \"var fixed int\"}"},
 				ollamatest.Turn{Content: "I renamed the variable."},
 				ollamatest.Turn{Content: verdict(true, "renamed")})
-			srv.SetModels(cfg.Ollama.Model)
-			if tc.size != "" {
-				srv.SetParameterSize(cfg.Ollama.Model, tc.size)
-			}
-			if tc.caps != nil {
-				srv.SetCapabilities(cfg.Ollama.Model, tc.caps...)
-			}
+			describeModel(srv, cfg.Ollama.Model, tc.size, tc.caps)
 			h := newHarness(t, cfg, ollamaBackend(t, srv, cfg))
 			rep := h.run(t, "rename broken to fixed in a.go")
 

@@ -146,13 +146,7 @@ func TestEditFormatAuto(t *testing.T) {
 			cfg := testConfig(workspace(t, map[string]string{"a.go": "package a\n"}))
 			cfg.Agent.Planner = config.PlannerAuto
 			srv := ollamatest.New(t, ollamatest.Turn{Content: "No change needed."}, ollamatest.Turn{Content: "Nothing."})
-			srv.SetModels(cfg.Ollama.Model)
-			if tc.size != "" {
-				srv.SetParameterSize(cfg.Ollama.Model, tc.size)
-			}
-			if tc.caps != nil {
-				srv.SetCapabilities(cfg.Ollama.Model, tc.caps...)
-			}
+			describeModel(srv, cfg.Ollama.Model, tc.size, tc.caps)
 			h := newHarness(t, cfg, ollamaBackend(t, srv, cfg))
 			rep := h.run(t, "look at a.go")
 			if rep.EditFormat == nil || rep.EditFormat.Format != tc.want || !strings.Contains(rep.EditFormat.Why, tc.why) {
@@ -163,5 +157,18 @@ func TestEditFormatAuto(t *testing.T) {
 				t.Errorf("the coder was told whole files = %t, want %t", whole, tc.want == config.EditWhole)
 			}
 		})
+	}
+}
+
+// describeModel makes srv describe model in /api/show: listed, with size
+// ("1.5B") and capabilities when given; nil caps leaves the server's
+// default description.
+func describeModel(srv *ollamatest.Server, model, size string, caps []string) {
+	srv.SetModels(model)
+	if size != "" {
+		srv.SetParameterSize(model, size)
+	}
+	if caps != nil {
+		srv.SetCapabilities(model, caps...)
 	}
 }
