@@ -37,6 +37,8 @@ func TestValidate(t *testing.T) {
 			"agent.max_context_chars must be an integer between 4096 and 1000000",
 			"agent.max_task_chars must be an integer between 1 and 100000",
 		}, "; ")},
+		{"tool declarations unset", func(c *Config) { c.Agent.ToolDeclarations = "" }, ""},
+		{"bad tool declarations", func(c *Config) { c.Agent.ToolDeclarations = "json" }, toolDeclarationsMessage},
 		{"33 checks", func(c *Config) {
 			for i := range 33 {
 				ch := goodCheck()
