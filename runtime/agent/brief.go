@@ -133,7 +133,7 @@ var contextTitles = map[string]string{
 	"failing_checks_before_changes": "Failing checks before any change (run by the host)",
 	"changed_files":                 "Changed files",
 	"diffs":                         "Diffs of the changed files (by the host)",
-	"verification":                  "Verification by the host",
+	"verification":                  "Checks run by the host",
 	"test_and_check_changes":        "Changes to tests and check definitions",
 	"repair":                        "What failed in the last cycle",
 	"current_files":                 "Current content of the files changed since the run began",

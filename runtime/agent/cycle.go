@@ -69,7 +69,7 @@ func (r *run) cycle(ctx context.Context, coderCtx map[string]any) cycleOutcome {
 		o.again = prev
 		return o
 	}
-	rc := reviewerContext(o)
+	rc := reviewerContext(o, r.baseline)
 	rc[nowKey] = nowWithTask(nowReviewer, r.task)
 	if d := r.diffText(ctx, o.changed); d != "" {
 		rc["diffs"] = d

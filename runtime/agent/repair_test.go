@@ -256,10 +256,13 @@ func TestRepairContextIsBounded(t *testing.T) {
 	if ctx["plan"] != "the plan" {
 		t.Errorf("repair context plan = %v, want the plan", ctx["plan"])
 	}
-	rv := reviewerContext(o)
+	rv := reviewerContext(o, checks)
 	b, _ = report.Marshal(rv["verification"])
 	if n := len([]rune(string(b))); n > maxReviewerEvidence {
 		t.Errorf("reviewer evidence = %d characters, want at most %d", n, maxReviewerEvidence)
+	}
+	if n := len([]rune(rv["verification"].(texter).promptText())); n > maxReviewerEvidence {
+		t.Errorf("reviewer evidence's text = %d characters, want at most %d", n, maxReviewerEvidence)
 	}
 	// The reviewer judges the change, not the coder's account of it.
 	all, _ := report.Marshal(rv)
