@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"strings"
 
 	"flow/runtime/check"
 	"flow/runtime/config"
@@ -101,6 +102,33 @@ type changeSummary struct {
 	Diff      string   `json:"diff"`
 	Truncated bool     `json:"truncated,omitempty"`
 	Weakening []string `json:"weakening,omitempty"`
+}
+
+// changeList is the test and check changes as the reviewer reads them: a
+// diff inside a JSON string is one line of \n escapes (texter).
+type changeList []changeSummary
+
+// promptText is each file's path, kind and change, what weakening the host
+// found in it, and its diff in a fence.
+func (l changeList) promptText() string {
+	var b strings.Builder
+	for _, c := range l {
+		b.WriteString(c.Path + " (" + c.Kind + ", " + c.Change + "): ")
+		if len(c.Weakening) == 0 {
+			b.WriteString("the host found no weakening.")
+		} else {
+			b.WriteString("the host found it weakened: " + strings.Join(c.Weakening, "; ") + ".")
+		}
+		switch {
+		case strings.HasPrefix(c.Diff, "("):
+			b.WriteString(" " + c.Diff + "\n")
+		case c.Diff != "":
+			b.WriteString(" Its diff:\n" + fenced(strings.TrimRight(c.Diff, "\n")))
+		default:
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
 }
 
 // Bounds of the test and check changes shown to the reviewer: each diff,

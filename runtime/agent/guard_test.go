@@ -70,7 +70,7 @@ func TestBaselineOffAndUntrusted(t *testing.T) {
 }
 
 // TestReviewerSeesTestChanges: the reviewer's context lists the test file's
-// diff apart from the code, with the weakening found in it (excused here:
+// diff apart from the code, as text (not JSON), with the weakening found in it (excused here:
 // test edits are allowed and the changed test fails on the old code, so
 // the host's verification passes and the reviewer is asked).
 func TestReviewerSeesTestChanges(t *testing.T) {
@@ -94,12 +94,17 @@ func TestReviewerSeesTestChanges(t *testing.T) {
 	}
 	reqs := be.requests()
 	ctx := reqs[len(reqs)-1].Messages[1].Content
-	for _, want := range []string{"\nChanges to tests and check definitions:\n", `"path":"a_test.go"`, `"kind":"test"`, `-\tif A() != 1 {`, `+\tif A() != 2 {`, "a value in an existing test line changed on line 6 (1 → 2)"} {
+	for _, want := range []string{
+		"\nChanges to tests and check definitions:\na_test.go (test, modified): the host found it weakened: ",
+		"a value in an existing test line changed on line 6 (1 → 2)",
+		". Its diff:\n```\n--- a/a_test.go\n+++ b/a_test.go\n",
+		"\n-\tif A() != 1 {\n+\tif A() != 2 {\n",
+	} {
 		if !strings.Contains(ctx, want) {
 			t.Errorf("reviewer context lacks %q:\n%s", want, ctx)
 		}
 	}
-	if strings.Contains(ctx, `"path":"a.go","kind"`) {
+	if strings.Contains(ctx, "a.go (source") || strings.Contains(ctx, `"path":`) {
 		t.Errorf("reviewer context lists the source a.go among test and check changes:\n%s", ctx)
 	}
 }
