@@ -78,3 +78,34 @@ func TestReviewerReadsTheChecks(t *testing.T) {
 		})
 	}
 }
+
+// TestReviewChecksText: the sentences of the other cases — no baseline
+// taken, an optional check failing after the change, a task declared
+// behaviour preserving.
+func TestReviewChecksText(t *testing.T) {
+	rc := 1
+	v := report.Verification{
+		Status: report.StatusOK, Verified: true, Evidence: report.EvidenceBehaviourPreserving,
+		Checks: []report.CheckResult{
+			{Name: "test", Status: report.StatusOK, Required: true, Kind: config.KindTest},
+			{Name: "style", Status: report.StatusFailed, Kind: config.KindLint, Returncode: &rc, Stdout: "a.go:1: line too long"},
+		},
+	}
+	for _, tc := range []struct {
+		name     string
+		baseline []report.CheckResult
+		want     string
+	}{
+		{"no baseline", nil, "\nAfter the change:\nCheck `style` (optional, lint): failed, exit code 1. The end of its output:\n```\na.go:1: line too long\n```\n" +
+			"Checks that pass: test.\nThe operator declared that this task changes no behaviour: nothing that passed before fails now.\n"},
+		{"a passing baseline", []report.CheckResult{{Name: "test", Status: report.StatusOK, Required: true}}, "Before the change, every required check passed.\n\nAfter the change:\nCheck `style`"},
+	} {
+		got := newReviewChecks(v, tc.baseline, levels[0]).promptText()
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%s: text = %q, want it to hold %q", tc.name, got, tc.want)
+		}
+		if tc.baseline == nil && strings.Contains(got, "Before the change") {
+			t.Errorf("%s: text = %q, want nothing said of a baseline that was not taken", tc.name, got)
+		}
+	}
+}
