@@ -96,16 +96,7 @@ func (s repairSummary) promptText() string {
 	if len(v.PassedChecks) > 0 {
 		b.WriteString("Checks that pass: " + strings.Join(v.PassedChecks, ", ") + ".\n")
 	}
-	if len(v.CoverageGaps) > 0 {
-		gaps := make([]string, len(v.CoverageGaps))
-		for i, g := range v.CoverageGaps {
-			gaps[i] = g.Path + " (" + g.Language + ")"
-		}
-		b.WriteString("Changed files that no static analysis check covers: " + strings.Join(gaps, ", ") + ".\n")
-	}
-	if v.Omitted != "" {
-		b.WriteString("(" + v.Omitted + ")\n")
-	}
+	v.writeGaps(&b)
 	if r := s.Review; r != nil {
 		switch {
 		case r.Approved != nil && *r.Approved:
@@ -130,4 +121,19 @@ func (s repairSummary) promptText() string {
 		b.WriteString("\nThe last coder ended in " + p.Status + ": " + p.Error + "\n")
 	}
 	return b.String()
+}
+
+// writeGaps adds the changed files no static analysis covers, and what
+// was omitted to stay within the budget, to a role's text.
+func (v verificationSummary) writeGaps(b *strings.Builder) {
+	if len(v.CoverageGaps) > 0 {
+		gaps := make([]string, len(v.CoverageGaps))
+		for i, g := range v.CoverageGaps {
+			gaps[i] = g.Path + " (" + g.Language + ")"
+		}
+		b.WriteString("Changed files that no static analysis check covers: " + strings.Join(gaps, ", ") + ".\n")
+	}
+	if v.Omitted != "" {
+		b.WriteString("(" + v.Omitted + ")\n")
+	}
 }

@@ -100,16 +100,7 @@ func (s reviewChecks) promptText() string {
 		}
 		b.WriteString("Static analysis covers the changed files: " + strings.Join(files, ", ") + ".\n")
 	}
-	if len(v.CoverageGaps) > 0 {
-		gaps := make([]string, len(v.CoverageGaps))
-		for i, g := range v.CoverageGaps {
-			gaps[i] = g.Path + " (" + g.Language + ")"
-		}
-		b.WriteString("Changed files that no static analysis check covers: " + strings.Join(gaps, ", ") + ".\n")
-	}
-	if v.Omitted != "" {
-		b.WriteString("(" + v.Omitted + ")\n")
-	}
+	v.writeGaps(&b)
 	return b.String()
 }
 
