@@ -177,28 +177,43 @@ func (ss *session) callTool(m message) {
 	}
 	c := &call{id: m.id, key: idKey(m.id), tool: def.name, token: p.token, out: ss.out}
 	lt := &liveTask{tool: def.name, progress: c.progress}
-	ctx, stop := context.WithCancel(ss.base)
-	j, err := tc.start(ctx, lt.event)
-	if err != nil {
-		stop()
-		ss.log.Info("tool call refused", "tool", def.name, "id", string(m.id), "reason", err.Error())
-		ss.refuse(m.id, def.name, p, refusedResult(err))
-		return
-	}
-	c.stop = stop
-	lt.cancel = j.Cancel
 	var task journal.Task
 	if ss.srv.tasks != nil {
 		var ttl time.Duration
 		if p.task != nil {
 			ttl = p.task.ttl
 		}
+		var err error
 		task, err = ss.srv.record(lt, def.name, p.arguments, ttl, tc.idempotencyKey, "")
 		if err != nil {
 			ss.log.Warn("task not recorded", "tool", def.name, "error", err.Error())
 			asTask = false
 		}
 	}
+	ctx, stop := context.WithCancel(ss.base)
+	j, err := tc.start(ctx, lt.event)
+	if err != nil {
+		stop()
+		ss.log.Info("tool call refused", "tool", def.name, "id", string(m.id), "reason", err.Error())
+		res := refusedResult(err)
+		if lt.id == "" {
+			ss.refuse(m.id, def.name, p, res)
+			return
+		}
+		task, err := ss.srv.unstarted(lt, res, asTask)
+		switch {
+		case err != nil:
+			ss.log.Warn("refused call's record not ended", "tool", def.name, "task", lt.id, "error", err.Error())
+			ss.replyTool(m.id, res, nil)
+		case asTask:
+			ss.result(m.id, createTaskResult{Task: ss.srv.wireTask(task)})
+		default:
+			ss.replyTool(m.id, res, nil)
+		}
+		return
+	}
+	c.stop = stop
+	lt.started(j.Cancel)
 	if asTask {
 		ss.result(m.id, createTaskResult{Task: ss.srv.wireTask(task)})
 	} else {

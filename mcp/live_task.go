@@ -29,12 +29,12 @@ const recordInterval = 2 * time.Second
 type liveTask struct {
 	tool      string
 	progress  func(string)  // the call's progress notifications
-	cancel    func()        // stops the job: cancels it here, signals a worker
 	worker    bool          // the job runs in a worker, which writes the record
 	cancelled atomic.Bool   // tasks/cancel named it
 	done      chan struct{} // closed once the final record is written
 
 	mu      sync.Mutex
+	cancel  func() // stops the job: cancels it here, signals a worker; nil until it started
 	srv     *Server
 	id      string
 	runID   string
@@ -96,6 +96,30 @@ func (lt *liveTask) stopFlushing() {
 	lt.mu.Unlock()
 }
 
+// started gives lt the function that stops its job, which started after
+// its record was written; a tasks/cancel that came in between stops it at
+// once.
+func (lt *liveTask) started(cancel func()) {
+	lt.mu.Lock()
+	lt.cancel = cancel
+	lt.mu.Unlock()
+	if lt.cancelled.Load() {
+		cancel()
+	}
+}
+
+// stop marks lt cancelled by its requestor and stops its job, or, when the
+// job has not started yet, has [liveTask.started] stop it.
+func (lt *liveTask) stop() {
+	lt.cancelled.Store(true)
+	lt.mu.Lock()
+	cancel := lt.cancel
+	lt.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
 // snapshot returns the live run id and message.
 func (lt *liveTask) snapshot() (runID, message string) {
 	lt.mu.Lock()
@@ -103,8 +127,11 @@ func (lt *liveTask) snapshot() (runID, message string) {
 	return lt.runID, lt.message
 }
 
-// record creates the task of a started job; with worker set, as the task
-// of this process, a worker of its own, under id.
+// record creates the task of a job about to start (doc/design.md §10.10):
+// written before the job can change anything, so that a process killed at
+// any point after leaves a record that says so. With worker set, as the
+// task of this process, a worker of its own, under id. A job that then
+// does not start ends its record with [Server.unstarted].
 func (s *Server) record(lt *liveTask, tool string, args json.RawMessage, ttl time.Duration, key string, worker string) (journal.Task, error) {
 	var task journal.Task
 	var err error
@@ -135,6 +162,18 @@ func (s *Server) record(lt *liveTask, tool string, args json.RawMessage, ttl tim
 	return task, nil
 }
 
+// unstarted ends the record of a job that did not start after all, with
+// res, its refusal: a task's record fails with it, as a task-augmented call
+// that does not run always gets a task; a plain call's is discarded, as
+// such a call is only answered. It returns the task as recorded.
+func (s *Server) unstarted(lt *liveTask, res *mcp.CallToolResult, asTask bool) (journal.Task, error) {
+	defer s.release(lt)
+	if !asTask {
+		return journal.Task{}, s.tasks.Discard(lt.id)
+	}
+	return s.fail(lt.id, res)
+}
+
 // errResubmitted reports that a worker's idempotency key names a task
 // another process recorded first.
 var errResubmitted = errors.New("the idempotency key names another task")
@@ -154,11 +193,11 @@ func (s *Server) watch(lt *liveTask, id string) {
 // result (a refusal with isError); with worker set, as the task of this
 // worker process under that id.
 func (s *Server) failedTask(tool string, args json.RawMessage, ttl time.Duration, res *mcp.CallToolResult, worker string) (journal.Task, error) {
-	raw, err := toolResultJSON(res)
-	if err != nil {
+	if _, err := toolResultJSON(res); err != nil {
 		return journal.Task{}, err
 	}
 	var task journal.Task
+	var err error
 	if worker != "" {
 		task, _, err = s.tasks.NewWorkerTask(worker, tool, args, ttl, "")
 	} else {
@@ -167,7 +206,17 @@ func (s *Server) failedTask(tool string, args json.RawMessage, ttl time.Duration
 	if err != nil {
 		return journal.Task{}, err
 	}
-	return s.tasks.Update(task.ID, func(t *journal.Task) {
+	return s.fail(task.ID, res)
+}
+
+// fail ends task id as failed with res, the result of a job that did not
+// run.
+func (s *Server) fail(id string, res *mcp.CallToolResult) (journal.Task, error) {
+	raw, err := toolResultJSON(res)
+	if err != nil {
+		return journal.Task{}, err
+	}
+	return s.tasks.Update(id, func(t *journal.Task) {
 		t.Status, t.Message, t.Result = journal.TaskFailed, resultMessage(res), raw
 	})
 }

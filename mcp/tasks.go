@@ -216,8 +216,7 @@ func (ss *session) cancelTask(id json.RawMessage, task journal.Task) {
 	}
 	ss.log.Info("task cancelled by the client", "task", task.ID, "tool", task.Tool)
 	if lt != nil {
-		lt.cancelled.Store(true)
-		lt.cancel()
+		lt.stop()
 	} else if err := task.Owner.Signal(journal.CancelSignal); err != nil && !errors.Is(err, journal.ErrOwnerGone) {
 		_ = ss.out.error(id, &rpcError{code: codeInternalError, message: "Cannot cancel task: " + err.Error()})
 		return

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -395,5 +397,83 @@ func TestHeartbeat(t *testing.T) {
 	close(b.release)
 	if m, _ := c.recvID("1"); structured(t, m)["status"] != "ok" {
 		t.Fatalf("flow_run = %v", m)
+	}
+}
+
+// TestJobStartsAfterItsRecord: a plain call's job and a task's job start
+// only once their record is written, so a server killed at any point of
+// the job leaves a record the next one reports (doc/design.md §10.10); a
+// plain call refused as busy is answered and leaves no record. The job
+// looks at the record files itself, past the store's lock, and the calls
+// carry an idempotency key, whose search of 100 earlier records keeps a
+// record that is written after the job starts from winning the race.
+func TestJobStartsAfterItsRecord(t *testing.T) {
+	state := t.TempDir()
+	js, err := journal.Open(state, t.TempDir(), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := js.Tasks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		old, _, err := store.NewTask("flow_check", json.RawMessage(`{}`), 0, "")
+		if err == nil {
+			_, err = store.Update(old.ID, func(t *journal.Task) { t.Status = journal.TaskCompleted })
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// working lists the record files of working tasks as the job sees them.
+	working := func() (ids []string) {
+		files, _ := filepath.Glob(filepath.Join(state, "workspaces", "*", "tasks", "*.json"))
+		for _, f := range files {
+			var task journal.Task
+			if b, err := os.ReadFile(f); err == nil && json.Unmarshal(b, &task) == nil && task.Status == journal.TaskWorking {
+				ids = append(ids, task.ID)
+			}
+		}
+		return ids
+	}
+	seen := make(chan []string, 1)
+	rt := &fakeRuntime{run: func(_ context.Context, task string, _ func(string)) report.Run {
+		seen <- working()
+		return report.Run{Status: report.StatusOK, Verified: true, Task: task}
+	}}
+	c, _ := startTaskServer(t, rt, Options{Tasks: store})
+	c.handshakeAs("test", `{}`)
+	for i, call := range []string{"plain call", "task"} {
+		line := callLine(i, "flow_run", map[string]any{"task": "t", "idempotency_key": call}, nil)
+		if call == "task" {
+			line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"flow_run","arguments":{"task":"t","idempotency_key":%q},"task":{}}}`, i, call)
+		}
+		c.send(line)
+		ids := <-seen
+		c.recvID(fmt.Sprint(i))
+		if len(ids) != 1 {
+			t.Errorf("working records when the %s's job started = %v, want its own", call, ids)
+		}
+	}
+	// A plain call refused as busy is only answered.
+	b := newBlockingRun()
+	rt.mu.Lock()
+	rt.run = b.run
+	rt.mu.Unlock()
+	c.send(callLine("run", "flow_run", map[string]any{"task": "holder"}, nil))
+	waitFor(t, "the holder run", func() bool { runs, _ := rt.calls(); return len(runs) == 3 })
+	c.send(callLine("busy", "flow_check", map[string]any{}, nil))
+	if m, _ := c.recvID(`"busy"`); structured(t, m)["status"] != "busy" {
+		t.Fatalf("flow_check during a run = %v, want busy", m)
+	}
+	close(b.release)
+	c.recvID(`"run"`)
+	tasks, _, err := store.List("", 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) != 103 || tasks[0].Tool != "flow_run" {
+		t.Errorf("%d records after the busy call, the newest %+v; want 103, the run newest, not the busy call", len(tasks), tasks[0])
 	}
 }

@@ -342,23 +342,27 @@ func RunWorker(rt Runtime, opts Options, wio WorkerIO) error {
 		return refused(errorResult(invalid))
 	}
 	lt := &liveTask{tool: def.name, progress: func(string) {}}
-	j, err := tc.start(context.Background(), func(runID, message string) {
-		ev.send(workerEvent{RunID: runID, Message: message})
-		lt.event(runID, message)
-	})
-	if err != nil {
-		return refused(refusedResult(err))
-	}
 	task, err := s.record(lt, def.name, req.Arguments, ttl, req.IdempotencyKey, req.TaskID)
 	if err != nil {
-		j.Cancel()
-		<-j.Done()
 		if errors.Is(err, errResubmitted) {
 			ev.handshake(workerEvent{Task: &task})
 			return nil
 		}
 		ev.handshake(workerEvent{Error: "cannot record the task: " + err.Error()})
 		return err
+	}
+	j, err := tc.start(context.Background(), func(runID, message string) {
+		ev.send(workerEvent{RunID: runID, Message: message})
+		lt.event(runID, message)
+	})
+	if err != nil {
+		task, err := s.unstarted(lt, refusedResult(err), true)
+		if err != nil {
+			ev.handshake(workerEvent{Error: "cannot record the task: " + err.Error()})
+			return err
+		}
+		ev.handshake(workerEvent{Task: &task})
+		return nil
 	}
 	ev.handshake(workerEvent{Task: &task})
 	cancelled, interrupted := false, ""

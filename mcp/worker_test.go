@@ -63,8 +63,8 @@ func runWorkerOn(t *testing.T, tasks *journal.Tasks, rt Runtime, req workerReque
 }
 
 // TestWorkerHandshakeFirst: the worker's first line is the task it
-// recorded as its own, even though the job's events start before the
-// record exists; then come the events, and the record ends with exactly
+// recorded as its own, even though the job's events start before that
+// line is sent; then come the events, and the record ends with exactly
 // the tool result a plain call returns.
 func TestWorkerHandshakeFirst(t *testing.T) {
 	rt := &fakeRuntime{run: func(_ context.Context, task string, progress func(string)) report.Run {
@@ -157,5 +157,8 @@ func TestWorkerKeyTakenMeanwhile(t *testing.T) {
 	}
 	if got, _ := tasks.Task(first.ID); got.Status != journal.TaskWorking {
 		t.Errorf("the first task was changed: %+v", got)
+	}
+	if runs, checks := rt.calls(); len(runs)+len(checks) > 0 {
+		t.Errorf("the worker started the job (%v %v) for a key another task holds", runs, checks)
 	}
 }

@@ -189,6 +189,26 @@ func (t *Tasks) Update(id string, change func(*Task)) (Task, error) {
 	return task, nil
 }
 
+// Discard removes the record of a job that never started: a plain call
+// recorded before its job, which then refused to start (busy, say), is
+// answered and not listed. Only a working task of this process can be
+// discarded; any other is left as it is and reported.
+func (t *Tasks) Discard(id string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	task, err := t.load(id)
+	if err != nil {
+		return err
+	}
+	if task.Terminal() || task.Owner != t.self {
+		return fmt.Errorf("journal: task %s is %s, owned by process %d: not discarded", id, task.Status, task.Owner.PID)
+	}
+	t.remove(id)
+	close(t.changed)
+	t.changed = make(chan struct{})
+	return syncDir(t.dir)
+}
+
 // Task returns one task. An expired or unknown id is [ErrTaskNotFound]; a
 // working task whose owner is gone is reported (and recorded) as failed.
 func (t *Tasks) Task(id string) (Task, error) {

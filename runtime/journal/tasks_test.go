@@ -54,6 +54,31 @@ func TestTaskLifecycle(t *testing.T) {
 	}
 }
 
+// TestTaskDiscard: only a working task of this process can be discarded;
+// a finished one, or one another process owns, stays.
+func TestTaskDiscard(t *testing.T) {
+	_, tasks := newTasks(t)
+	task, _, _ := tasks.NewTask("flow_check", nil, 0, "")
+	if err := tasks.Discard(task.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tasks.Task(task.ID); !errors.Is(err, ErrTaskNotFound) {
+		t.Fatalf("a discarded task: %v, want ErrTaskNotFound", err)
+	}
+	done, _, _ := tasks.NewTask("flow_check", nil, 0, "")
+	tasks.Update(done.ID, func(t *Task) { t.Status = TaskCompleted })
+	other := &Tasks{dir: tasks.dir, self: Owner{PID: 1}, now: time.Now, changed: make(chan struct{})}
+	theirs, _, _ := other.NewTask("flow_run", nil, 0, "")
+	for _, id := range []string{done.ID, theirs.ID} {
+		if err := tasks.Discard(id); err == nil {
+			t.Errorf("Discard(%s) = nil, want a refusal", id)
+		}
+		if _, err := tasks.read(id); err != nil {
+			t.Errorf("Discard(%s) removed it: %v", id, err)
+		}
+	}
+}
+
 func TestTaskWaitWakesOnChange(t *testing.T) {
 	_, tasks := newTasks(t)
 	task, _, _ := tasks.NewTask("flow_check", nil, 0, "")
