@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -185,6 +186,11 @@ func (ss *session) callTool(m message) {
 		}
 		var err error
 		task, err = ss.srv.record(lt, def.name, p.arguments, ttl, tc.idempotencyKey, "")
+		if errors.Is(err, errResubmitted) && ss.resubmitted(m.id, def.name, p, tc.idempotencyKey, wait) {
+			// Another process recorded a submission with the key since
+			// this session looked: answered as any resubmission is.
+			return
+		}
 		if err != nil {
 			ss.log.Warn("task not recorded", "tool", def.name, "error", err.Error())
 			asTask = false

@@ -131,7 +131,9 @@ func (lt *liveTask) snapshot() (runID, message string) {
 // written before the job can change anything, so that a process killed at
 // any point after leaves a record that says so. With worker set, as the
 // task of this process, a worker of its own, under id. A job that then
-// does not start ends its record with [Server.unstarted].
+// does not start ends its record with [Server.unstarted]. When another
+// process recorded a submission with key since the caller looked, that
+// task is returned with errResubmitted, and nothing is watched.
 func (s *Server) record(lt *liveTask, tool string, args json.RawMessage, ttl time.Duration, key string, worker string) (journal.Task, error) {
 	var task journal.Task
 	var err error
@@ -139,14 +141,12 @@ func (s *Server) record(lt *liveTask, tool string, args json.RawMessage, ttl tim
 	if worker != "" {
 		task, created, err = s.tasks.NewWorkerTask(worker, tool, args, ttl, key)
 	} else {
-		task, _, err = s.tasks.NewTask(tool, args, ttl, key)
+		task, created, err = s.tasks.NewTask(tool, args, ttl, key)
 	}
 	if err != nil {
 		return journal.Task{}, err
 	}
 	if !created {
-		// Another process recorded a submission with the key after this
-		// server looked: that one is the task.
 		return task, errResubmitted
 	}
 	s.watch(lt, task.ID)

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -475,5 +476,25 @@ func TestJobStartsAfterItsRecord(t *testing.T) {
 	}
 	if len(tasks) != 103 || tasks[0].Tool != "flow_run" {
 		t.Errorf("%d records after the busy call, the newest %+v; want 103, the run newest, not the busy call", len(tasks), tasks[0])
+	}
+}
+
+// TestRecordKeyTakenMeanwhile: when another process recorded a submission
+// with the key after the session looked, the server's record is that
+// task, errResubmitted says so, and this process does not watch it (its
+// job would otherwise end the other process's task).
+func TestRecordKeyTakenMeanwhile(t *testing.T) {
+	_, srv := startTaskServer(t, &fakeRuntime{}, Options{})
+	first, _, err := srv.tasks.NewTask("flow_run", json.RawMessage(`{"task":"t","idempotency_key":"k"}`), 0, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt := &liveTask{tool: "flow_run", progress: func(string) {}}
+	task, err := srv.record(lt, "flow_run", json.RawMessage(`{"task":"t","idempotency_key":"k"}`), 0, "k", "")
+	if !errors.Is(err, errResubmitted) || task.ID != first.ID {
+		t.Fatalf("record = %s, %v; want %s and errResubmitted", task.ID, err, first.ID)
+	}
+	if lt.id != "" || srv.liveTask(first.ID) != nil {
+		t.Errorf("this process watches the other process's task %s", first.ID)
 	}
 }
