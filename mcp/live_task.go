@@ -210,7 +210,8 @@ func (s *Server) failedTask(tool string, args json.RawMessage, ttl time.Duration
 }
 
 // fail ends task id as failed with res, the result of a job that did not
-// run.
+// run. It holds no idempotency key: a submission refused as busy can be
+// retried with its key (doc/design.md §10.11).
 func (s *Server) fail(id string, res *mcp.CallToolResult) (journal.Task, error) {
 	raw, err := toolResultJSON(res)
 	if err != nil {
@@ -218,6 +219,7 @@ func (s *Server) fail(id string, res *mcp.CallToolResult) (journal.Task, error) 
 	}
 	return s.tasks.Update(id, func(t *journal.Task) {
 		t.Status, t.Message, t.Result = journal.TaskFailed, resultMessage(res), raw
+		t.IdempotencyKey = ""
 	})
 }
 

@@ -365,6 +365,30 @@ func TestIdempotencyKey(t *testing.T) {
 	if runs, _ := rt.calls(); len(runs) != 1 {
 		t.Fatalf("runtime saw %d runs for one key, want 1", len(runs))
 	}
+	// A task refused as busy holds no key: retried with it, it runs.
+	release := make(chan struct{})
+	rt.mu.Lock()
+	rt.check = func(context.Context, string) report.CheckReport {
+		<-release
+		return report.CheckReport{Status: report.StatusOK, Verified: true, Checks: []report.CheckResult{}, Reason: "all required checks passed"}
+	}
+	rt.mu.Unlock()
+	c.send(callLine(8, "flow_check", map[string]any{}, nil))
+	waitFor(t, "the holder check", func() bool { _, checks := rt.calls(); return len(checks) == 1 })
+	busy := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"flow_run","arguments":{"task":"later","idempotency_key":"k-2"},"task":{}}}`
+	c.send(fmt.Sprintf(busy, 9))
+	m, _ = c.recvID("9")
+	refused := m["result"].(map[string]any)["task"].(map[string]any)
+	if refused["status"] != "failed" || !strings.HasPrefix(fmt.Sprint(refused["statusMessage"]), "busy") {
+		t.Fatalf("task-augmented call while a check runs = %v, want a failed busy task", refused)
+	}
+	close(release)
+	c.recvID("8")
+	c.send(fmt.Sprintf(busy, 10))
+	m, _ = c.recvID("10")
+	if tk := m["result"].(map[string]any)["task"].(map[string]any); tk["taskId"] == refused["taskId"] || tk["status"] == "failed" {
+		t.Fatalf("the busy submission retried with its key = %v, want a new task", tk)
+	}
 }
 
 func asJSON(v any) string {
