@@ -522,3 +522,25 @@ func TestRecordKeyTakenMeanwhile(t *testing.T) {
 		t.Errorf("this process watches the other process's task %s", first.ID)
 	}
 }
+
+// TestCancelBeforeTheJobStarts: a tasks/cancel that reaches a task
+// between its record and its job stops the job as soon as it starts, and
+// one after stops it at once.
+func TestCancelBeforeTheJobStarts(t *testing.T) {
+	stopped := 0
+	early := &liveTask{}
+	early.stop()
+	early.started(func() { stopped++ })
+	if stopped != 1 || !early.cancelled.Load() {
+		t.Fatalf("a cancel before the start stopped the job %d times, want once", stopped)
+	}
+	late := &liveTask{}
+	late.started(func() { stopped++ })
+	if stopped != 1 {
+		t.Fatal("a job was stopped with no cancel")
+	}
+	late.stop()
+	if stopped != 2 {
+		t.Fatalf("a cancel after the start did not stop the job")
+	}
+}
