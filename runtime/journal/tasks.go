@@ -34,8 +34,9 @@ const (
 	DefaultTaskTTL = 24 * time.Hour
 	// MaxTaskTTL caps a requested ttl.
 	MaxTaskTTL = 7 * 24 * time.Hour
-	// MaxTasks bounds the records kept per workspace; the oldest finished
-	// ones go first.
+	// MaxTasks bounds the finished records kept per workspace, the
+	// oldest going first; working ones are always kept, so a record that
+	// is written and then discarded (a call refused as busy) evicts none.
 	MaxTasks = 200
 )
 
@@ -437,9 +438,9 @@ func (t *Tasks) recover() {
 	}
 }
 
-// prune removes expired records and, past MaxTasks, the oldest finished
-// ones, each with its worker log, and logs left without a record. The
-// caller holds t.mu.
+// prune removes expired records and, past MaxTasks finished ones, the
+// oldest finished, each with its worker log, and logs left without a
+// record. The caller holds t.mu.
 func (t *Tasks) prune() {
 	names, err := os.ReadDir(t.dir)
 	if err != nil {
@@ -447,7 +448,7 @@ func (t *Tasks) prune() {
 	}
 	defer t.pruneLogs(names)
 	now := t.now()
-	var kept []Task
+	var finished []Task
 	for _, e := range names {
 		id, ok := strings.CutSuffix(e.Name(), ".json")
 		if !ok || !taskIDPattern.MatchString(id) {
@@ -457,24 +458,19 @@ func (t *Tasks) prune() {
 		if err != nil {
 			continue
 		}
-		if task.Expired(now) {
+		switch {
+		case task.Expired(now):
 			t.remove(id)
-			continue
+		case task.Terminal():
+			finished = append(finished, task)
 		}
-		kept = append(kept, task)
 	}
-	if len(kept) <= MaxTasks {
+	if len(finished) <= MaxTasks {
 		return
 	}
-	sort.Slice(kept, func(i, j int) bool { return kept[i].CreatedAt.Before(kept[j].CreatedAt) })
-	for _, task := range kept {
-		if len(kept) <= MaxTasks {
-			break
-		}
-		if task.Terminal() {
-			t.remove(task.ID)
-			kept = kept[1:]
-		}
+	sort.Slice(finished, func(i, j int) bool { return finished[i].CreatedAt.Before(finished[j].CreatedAt) })
+	for _, task := range finished[:len(finished)-MaxTasks] {
+		t.remove(task.ID)
 	}
 }
 

@@ -79,6 +79,45 @@ func TestTaskDiscard(t *testing.T) {
 	}
 }
 
+// TestTaskPruneKeepsMaxFinished: past MaxTasks finished records the
+// oldest finished go as a new one is recorded; working ones stay, and a
+// record written and then discarded evicts nothing.
+func TestTaskPruneKeepsMaxFinished(t *testing.T) {
+	_, tasks := newTasks(t)
+	clock := time.Now()
+	tasks.now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	oldest, _, _ := tasks.NewTask("flow_run", nil, 0, "") // working throughout
+	var done []string
+	for range MaxTasks + 3 {
+		task, _, err := tasks.NewTask("flow_check", nil, 0, "")
+		if err == nil {
+			_, err = tasks.Update(task.ID, func(t *Task) { t.Status = TaskCompleted })
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		done = append(done, task.ID)
+	}
+	for range 5 {
+		refused, _, _ := tasks.NewTask("flow_check", nil, 0, "")
+		if err := tasks.Discard(refused.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, _, err := tasks.List("", 2*MaxTasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, task := range all {
+		ids[task.ID] = true
+	}
+	if len(all) != MaxTasks+1 || !ids[oldest.ID] || ids[done[0]] || ids[done[2]] || !ids[done[3]] || !ids[done[len(done)-1]] {
+		t.Errorf("kept %d records (working kept: %v; oldest finished gone: %v; newest kept: %v), want the working one and the newest %d finished",
+			len(all), ids[oldest.ID], !ids[done[0]], ids[done[len(done)-1]], MaxTasks)
+	}
+}
+
 func TestTaskWaitWakesOnChange(t *testing.T) {
 	_, tasks := newTasks(t)
 	task, _, _ := tasks.NewTask("flow_check", nil, 0, "")
