@@ -171,11 +171,15 @@ func (s *Server) unstarted(lt *liveTask, res *mcp.CallToolResult, asTask bool) (
 	if !asTask {
 		return journal.Task{}, s.tasks.Discard(lt.id)
 	}
-	return s.fail(lt.id, res)
+	raw, err := toolResultJSON(res)
+	if err != nil {
+		return journal.Task{}, err
+	}
+	return s.fail(lt.id, res, raw)
 }
 
-// errResubmitted reports that a worker's idempotency key names a task
-// another process recorded first.
+// errResubmitted reports that an idempotency key names a task another
+// process recorded after the caller looked it up.
 var errResubmitted = errors.New("the idempotency key names another task")
 
 // watch makes lt the live task id of this process.
@@ -193,11 +197,11 @@ func (s *Server) watch(lt *liveTask, id string) {
 // result (a refusal with isError); with worker set, as the task of this
 // worker process under that id.
 func (s *Server) failedTask(tool string, args json.RawMessage, ttl time.Duration, res *mcp.CallToolResult, worker string) (journal.Task, error) {
-	if _, err := toolResultJSON(res); err != nil {
+	raw, err := toolResultJSON(res)
+	if err != nil {
 		return journal.Task{}, err
 	}
 	var task journal.Task
-	var err error
 	if worker != "" {
 		task, _, err = s.tasks.NewWorkerTask(worker, tool, args, ttl, "")
 	} else {
@@ -206,17 +210,13 @@ func (s *Server) failedTask(tool string, args json.RawMessage, ttl time.Duration
 	if err != nil {
 		return journal.Task{}, err
 	}
-	return s.fail(task.ID, res)
+	return s.fail(task.ID, res, raw)
 }
 
 // fail ends task id as failed with res, the result of a job that did not
-// run. It holds no idempotency key: a submission refused as busy can be
-// retried with its key (doc/design.md §10.11).
-func (s *Server) fail(id string, res *mcp.CallToolResult) (journal.Task, error) {
-	raw, err := toolResultJSON(res)
-	if err != nil {
-		return journal.Task{}, err
-	}
+// run, encoded as raw. It holds no idempotency key: a submission refused as
+// busy can be retried with its key (doc/design.md §10.11).
+func (s *Server) fail(id string, res *mcp.CallToolResult, raw json.RawMessage) (journal.Task, error) {
 	return s.tasks.Update(id, func(t *journal.Task) {
 		t.Status, t.Message, t.Result = journal.TaskFailed, resultMessage(res), raw
 		t.IdempotencyKey = ""
