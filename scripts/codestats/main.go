@@ -2,8 +2,9 @@
 // from the Go source with go/ast and go/types (doc/design.md, "Measuring
 // the code"):
 //
-//	go run ./scripts/codestats funcs [-top N] [-name NAME] DIR...
+//	go run ./scripts/codestats funcs [-top N] [-each N] [-name NAME] DIR...
 //	    each function's lines and cyclomatic complexity, most complex first
+//	    (-each N: the N most complex of each package folder)
 //	go run ./scripts/codestats files DIR
 //	    which non-test files of one package use what other files declare,
 //	    and how many of those uses lie on a cycle between files
@@ -26,7 +27,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = "usage: codestats funcs [-top N] [-name NAME] DIR... | files DIR | lines DIR..."
+const usage = "usage: codestats funcs [-top N] [-each N] [-name NAME] DIR... | files DIR | lines DIR..."
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -36,6 +37,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("codestats "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	top := fs.Int("top", 0, "print only the N most complex functions (0: all)")
+	each := fs.Int("each", 0, "print only the N most complex functions of each package folder (0: no grouping)")
 	name := fs.String("name", "", "print only the functions of this name (Func or Type.Method)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
@@ -43,7 +45,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch args[0] {
 	case "funcs":
-		err = printFuncs(stdout, fs.Args(), *top, *name)
+		if *each > 0 {
+			err = printFuncsEach(stdout, fs.Args(), *each, *name)
+		} else {
+			err = printFuncs(stdout, fs.Args(), *top, *name)
+		}
 	case "files":
 		if fs.NArg() != 1 {
 			fmt.Fprintln(stderr, usage)

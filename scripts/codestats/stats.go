@@ -144,41 +144,83 @@ func goFiles(dir string, tests bool) ([]string, error) {
 	return out, nil
 }
 
-func printFuncs(w io.Writer, args []string, top int, name string) error {
+// packageFuncs returns the figures of every non-test function in the
+// folders the arguments name, folder by folder in the order given.
+func packageFuncs(args []string) ([]string, map[string][]Func, error) {
 	ds, err := dirs(args)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	fset := token.NewFileSet()
-	var all []Func
+	byDir := map[string][]Func{}
 	for _, d := range ds {
 		files, err := goFiles(d, false)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		for _, p := range files {
 			f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
-			all = append(all, funcsOf(fset, f)...)
+			byDir[d] = append(byDir[d], funcsOf(fset, f)...)
 		}
 	}
+	return ds, byDir, nil
+}
+
+// mostComplex sorts fs most complex first (then longest first), keeps only
+// the functions called name when name is set, and keeps the first top of
+// them when top > 0.
+func mostComplex(fs []Func, top int, name string) []Func {
 	if name != "" {
-		all = slices.DeleteFunc(all, func(f Func) bool { return f.Name != name })
+		fs = slices.DeleteFunc(fs, func(f Func) bool { return f.Name != name })
 	}
-	slices.SortStableFunc(all, func(a, b Func) int {
+	slices.SortStableFunc(fs, func(a, b Func) int {
 		if a.Cyclo != b.Cyclo {
 			return b.Cyclo - a.Cyclo
 		}
 		return b.Lines - a.Lines
 	})
-	if top > 0 && len(all) > top {
-		all = all[:top]
+	if top > 0 && len(fs) > top {
+		fs = fs[:top]
+	}
+	return fs
+}
+
+func printFuncs(w io.Writer, args []string, top int, name string) error {
+	ds, byDir, err := packageFuncs(args)
+	if err != nil {
+		return err
+	}
+	var all []Func
+	for _, d := range ds {
+		all = append(all, byDir[d]...)
 	}
 	fmt.Fprintf(w, "%5s %5s  %s\n", "cyclo", "lines", "function")
-	for _, f := range all {
+	for _, f := range mostComplex(all, top, name) {
 		fmt.Fprintf(w, "%5d %5d  %s %s\n", f.Cyclo, f.Lines, f.Name, f.Pos)
+	}
+	return nil
+}
+
+// printFuncsEach prints the each most complex functions of every package
+// folder, a block per folder.
+func printFuncsEach(w io.Writer, args []string, each int, name string) error {
+	ds, byDir, err := packageFuncs(args)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%5s %5s  %s\n", "cyclo", "lines", "function (the most complex of each package)")
+	for _, d := range ds {
+		fs := mostComplex(byDir[d], each, name)
+		if len(fs) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s\n", filepath.Clean(d))
+		for _, f := range fs {
+			fmt.Fprintf(w, "%5d %5d    %s %s\n", f.Cyclo, f.Lines, f.Name, filepath.Base(f.Pos))
+		}
 	}
 	return nil
 }
