@@ -52,6 +52,38 @@
 // 2025-06-18 or 2025-03-26, _meta is ignored except progressToken, and
 // server/discover (the stateless 2026-07-28 mode) is an unknown method.
 //
+// # Tools and the steps of a call
+//
+// The tools are a table (tool_table.go). Each is one file (flow_run.go,
+// flow_status.go, flow_check.go, each with its description in a .md
+// beside it) declaring a toolSpec: its argument struct, from which its
+// input schema is generated and into which a call's arguments are decoded;
+// its definition; its handler, answer for a tool answered inline or start
+// for a runtime job; whether it may run as an MCP task; and which of its
+// arguments are the call's wait_seconds and idempotency_key. Adding a
+// tool is its file and one entry in the table.
+//
+// What every tools/call goes through is a chain of small named steps
+// (call.go, in mcp-go's middleware manner but flow's own): findTool,
+// bindArguments, answerInline, resubmission, runInWorker, recordJob and
+// last startJob. Each step answers the call itself or hands it on, and
+// what the tool declares decides which steps act on it. Every tool result
+// of a call goes out through its request's reply function, which a step
+// may wrap to act on the result before the client sees it.
+//
+// # Files
+//
+// The files are layers, none using a file above it (`go run
+// ./scripts/codestats files mcp` counts no edge on a cycle and none
+// running back up), from the bottom: the wire (frame.go, wire.go,
+// progress.go, result.go); the task records (live_task.go, records.go,
+// run_status.go); the tools (tool.go, the tool files, tool_table.go); a
+// call's request (call_request.go); the [Server] (server.go); the session
+// (session.go) and what it answers (lifecycle.go, tasks.go); the steps of
+// a call (idempotency.go, tool_job.go, worker.go, call.go); the worker's
+// body ([RunWorker], task_worker.go, beside the pipe protocol in
+// worker_protocol.go); and on top the frame loop (serve.go).
+//
 // # Tasks
 //
 // With a task store ([Options.Tasks], the journal's durable records) a

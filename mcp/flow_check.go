@@ -22,7 +22,7 @@ type flowCheckArgs struct {
 // so it is not read-only, but it does not edit files (not destructive);
 // whether a configured command has side effects is the operator's business,
 // so it is not claimed idempotent.
-func (s *Server) flowCheckTool() *toolDef {
+func flowCheckTool(env toolEnv) *toolDef {
 	output := objectSchema{
 		Type:        "object",
 		Description: "The check report; the same JSON is also sent as text content.",
@@ -34,18 +34,18 @@ func (s *Server) flowCheckTool() *toolDef {
 		},
 		Required: []string{"status", "verified"},
 	}
-	tool := mcp.Tool{
-		Name:            "flow_check",
-		Title:           "Run named checks",
-		Description:     strings.TrimSpace(flowCheckDescription),
-		RawOutputSchema: output.raw(),
-		Annotations:     annotations("Run named checks", false, false, false),
-		Execution:       s.execution(),
-	}
-	return newTool(tool, func(a flowCheckArgs) toolCall {
-		return toolCall{start: func(ctx context.Context, _ func(runID, message string)) (*job.Handle, error) {
-			j, err := s.rt.StartCheck(ctx, a.Name)
+	return newTool(env, toolSpec[flowCheckArgs]{
+		tool: mcp.Tool{
+			Name:            "flow_check",
+			Title:           "Run named checks",
+			Description:     strings.TrimSpace(flowCheckDescription),
+			RawOutputSchema: output.raw(),
+			Annotations:     annotations("Run named checks", false, false, false),
+		},
+		task: true,
+		start: func(ctx context.Context, a flowCheckArgs, _ func(runID, message string)) (*job.Handle, error) {
+			j, err := env.rt.StartCheck(ctx, a.Name)
 			return job.Untyped(j), err
-		}}
+		},
 	})
 }

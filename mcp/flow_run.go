@@ -25,7 +25,7 @@ type flowRunArgs struct {
 // flowRunTool is flow_run {task}: one bounded planner → coder → reviewer run
 // with host verification. It edits files, so it is destructive; it talks
 // only to the local model, so it is closed-world.
-func (s *Server) flowRunTool() *toolDef {
+func flowRunTool(env toolEnv) *toolDef {
 	output := objectSchema{
 		Type:        "object",
 		Description: "The run report; the same JSON is also sent as text content.",
@@ -39,22 +39,20 @@ func (s *Server) flowRunTool() *toolDef {
 		},
 		Required: []string{"status", "verified"},
 	}
-	tool := mcp.Tool{
-		Name:            "flow_run",
-		Title:           "Run a verified coding task",
-		Description:     strings.TrimSpace(flowRunDescription),
-		RawOutputSchema: output.raw(),
-		Annotations:     annotations("Run a verified coding task", false, true, false),
-		Execution:       s.execution(),
-	}
-	return newTool(tool, func(a flowRunArgs) toolCall {
-		return toolCall{
-			wait:           a.WaitSeconds,
-			idempotencyKey: a.IdempotencyKey,
-			start: func(ctx context.Context, progress func(runID, message string)) (*job.Handle, error) {
-				j, err := s.rt.StartRun(ctx, a.Task, progress)
-				return job.Untyped(j), err
-			},
-		}
+	return newTool(env, toolSpec[flowRunArgs]{
+		tool: mcp.Tool{
+			Name:            "flow_run",
+			Title:           "Run a verified coding task",
+			Description:     strings.TrimSpace(flowRunDescription),
+			RawOutputSchema: output.raw(),
+			Annotations:     annotations("Run a verified coding task", false, true, false),
+		},
+		task: true,
+		start: func(ctx context.Context, a flowRunArgs, progress func(runID, message string)) (*job.Handle, error) {
+			j, err := env.rt.StartRun(ctx, a.Task, progress)
+			return job.Untyped(j), err
+		},
+		wait: func(a flowRunArgs) *int { return a.WaitSeconds },
+		key:  func(a flowRunArgs) string { return a.IdempotencyKey },
 	})
 }

@@ -19,7 +19,7 @@ type flowStatusArgs struct {
 
 // flowStatusTool is flow_status {}: read-only, idempotent, closed-world, and
 // answered inline by the frame loop, also while a run is in progress.
-func (s *Server) flowStatusTool() *toolDef {
+func flowStatusTool(env toolEnv) *toolDef {
 	output := objectSchema{
 		Type:        "object",
 		Description: "The status report; the same JSON is also sent as text content.",
@@ -33,20 +33,20 @@ func (s *Server) flowStatusTool() *toolDef {
 		},
 		Required: []string{"status"},
 	}
-	tool := mcp.Tool{
-		Name:            "flow_status",
-		Title:           "Flow status",
-		Description:     strings.TrimSpace(flowStatusDescription),
-		RawOutputSchema: output.raw(),
-		Annotations:     annotations("Flow status", true, false, true),
-	}
-	return newTool(tool, func(a flowStatusArgs) toolCall {
-		return toolCall{answer: func(ctx context.Context) (*mcp.CallToolResult, error) {
+	return newTool(env, toolSpec[flowStatusArgs]{
+		tool: mcp.Tool{
+			Name:            "flow_status",
+			Title:           "Flow status",
+			Description:     strings.TrimSpace(flowStatusDescription),
+			RawOutputSchema: output.raw(),
+			Annotations:     annotations("Flow status", true, false, true),
+		},
+		answer: func(ctx context.Context, a flowStatusArgs) (*mcp.CallToolResult, error) {
 			if a.RunID != nil {
-				return s.runStatus(*a.RunID)
+				return env.runStatus(*a.RunID)
 			}
-			rep := s.rt.Status(ctx)
+			rep := env.rt.Status(ctx)
 			return reportResult(rep, rep.Status)
-		}}
+		},
 	})
 }

@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"flow/internal/text"
 	"flow/runtime/job"
 	"flow/runtime/report"
 )
@@ -75,6 +79,42 @@ func refusedResult(err error) *mcp.CallToolResult {
 	}
 	b, _ := report.Marshal(refusal{Status: status, Reason: err.Error(), Error: err.Error()})
 	return structuredResult(b, true)
+}
+
+// errorResult is the tool result of a failure that has no report.
+func errorResult(msg string) *mcp.CallToolResult {
+	b, _ := report.Marshal(refusal{Status: report.StatusError, Reason: msg, Error: msg})
+	return structuredResult(b, true)
+}
+
+// panicError is the error answered (-32603) and recorded for a tool whose
+// handler or job panicked with p.
+func panicError(tool string, p any) error {
+	return fmt.Errorf("panic recovered in %s tool handler: %v", tool, p)
+}
+
+// resultMessage is a task's status message for its result: the report's
+// status and its error, summary or reason.
+func resultMessage(res *mcp.CallToolResult) string {
+	var rep struct {
+		Status  string `json:"status"`
+		Error   string `json:"error"`
+		Summary string `json:"summary"`
+		Reason  string `json:"reason"`
+	}
+	_ = json.Unmarshal(res.RawStructuredContent, &rep)
+	msg := rep.Status
+	for _, s := range []string{rep.Error, rep.Summary, rep.Reason} {
+		if s != "" && strings.HasPrefix(s, rep.Status+":") {
+			msg = s // "busy: a run is already …" says its status itself
+			break
+		}
+		if s != "" {
+			msg += ": " + s
+			break
+		}
+	}
+	return text.ClipBytes(msg, maxProgressBytes)
 }
 
 // shrinkReport keeps the top-level members of an oversized report that are
@@ -154,4 +194,21 @@ func leadSentence(b json.RawMessage) string {
 		return r.Reason
 	}
 	return r.Error
+}
+
+// quoteList renders names sorted and quoted, at most five of them.
+func quoteList(names []string) string {
+	sort.Strings(names)
+	var b strings.Builder
+	for i, n := range names {
+		if i == 5 {
+			b.WriteString(", …")
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(text.ClipBytes(n, 64)))
+	}
+	return b.String()
 }

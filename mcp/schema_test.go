@@ -59,8 +59,8 @@ func TestArgumentValidationAgreesWithSchema(t *testing.T) {
 		`{"task":"x","wait_seconds":2147483647}`, `{"task":"x","wait_seconds":2147483648}`,
 		`{"task":"x","wait_seconds":100000000000000000000}`,
 	}
-	for _, name := range toolOrder {
-		def := srv.tool[name]
+	for _, def := range srv.tools.list {
+		name := def.name
 		sch := compileSchema(t, name, def.tool.RawInputSchema)
 		for _, s := range samples {
 			_, invalid, perr := def.parse(json.RawMessage(s))
@@ -71,7 +71,7 @@ func TestArgumentValidationAgreesWithSchema(t *testing.T) {
 			}
 		}
 	}
-	def := srv.tool["flow_run"]
+	def := srv.tools.byName["flow_run"]
 	sch := compileSchema(t, "flow_run", def.tool.RawInputSchema)
 	for _, s := range []string{`{"task":"x","wait_seconds":1.0}`, `{"task":"x","wait_seconds":1e1}`} {
 		_, gateErr, _ := def.parse(json.RawMessage(s))

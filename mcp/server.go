@@ -1,41 +1,16 @@
 package mcp
 
 import (
-	"context"
 	_ "embed"
-	"io"
 	"log/slog"
 	"os/exec"
+	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	"flow/runtime/job"
 	"flow/runtime/journal"
-	"flow/runtime/report"
 )
-
-// Runtime is what the server needs from flow's runtime. flow_run and
-// flow_check are jobs of the runtime's one job system ([job.Gate]): a Start
-// method returns the job at once, or an error matching [job.ErrBusy] while
-// another job holds the workspace, which the server answers with a "busy"
-// result. Status may be called at any time, also while a job is in
-// progress, and must not wait for it.
-type Runtime interface {
-	// StartRun starts one task; the job's result is a report.Run. progress
-	// receives one short human-readable line per runtime event; it may be
-	// called from any goroutine until the job is done (later calls are
-	// ignored). When ctx is cancelled the run stops with a "cancelled"
-	// report.
-	// runID is the run's id (the same for every line of one run).
-	StartRun(ctx context.Context, task string, progress func(runID, message string)) (*job.Job[report.Run], error)
-	// StartCheck starts the configured check called name, or every check
-	// when name is ""; the job's result is a report.CheckReport.
-	StartCheck(ctx context.Context, name string) (*job.Job[report.CheckReport], error)
-	// Status reports flow's local state without contacting the model.
-	Status(ctx context.Context) report.Status
-}
 
 // Options configure a [Server].
 type Options struct {
@@ -73,22 +48,22 @@ type Options struct {
 
 // Server is flow's MCP server. It is safe to call [Server.Serve] more than
 // once, also concurrently (each call is one session); the sessions share the
-// runtime, hence its one-job-at-a-time rule.
+// runtime, hence its one-job-at-a-time rule, and the task records.
 type Server struct {
+	// taskRecords are the task store (Options.Tasks) and the tasks whose
+	// job this process runs or watches.
+	*taskRecords
 	rt      Runtime
 	log     *slog.Logger
 	version string
-	tool    map[string]*toolDef
+	tools   *toolTable
 
-	tasks     *journal.Tasks
 	shortWait time.Duration
 	pageSize  int
 	heartbeat time.Duration
 	// workerCmd and workerStart: Options.Worker and WorkerStartTimeout.
 	workerCmd   func() *exec.Cmd
 	workerStart time.Duration
-	liveMu      sync.Mutex
-	live        map[string]*liveTask // tasks whose job this process runs or watches
 
 	sessions atomic.Int64
 }
@@ -110,7 +85,8 @@ func NewServer(rt Runtime, opts Options) *Server {
 	if s.version == "" {
 		s.version = "dev"
 	}
-	s.tasks, s.shortWait, s.pageSize, s.heartbeat = opts.Tasks, opts.ShortHostWait, opts.TaskPageSize, opts.Heartbeat
+	s.taskRecords = newTaskRecords(opts.Tasks, s.log)
+	s.shortWait, s.pageSize, s.heartbeat = opts.ShortHostWait, opts.TaskPageSize, opts.Heartbeat
 	if s.heartbeat <= 0 {
 		s.heartbeat = 10 * time.Second
 	}
@@ -127,24 +103,29 @@ func NewServer(rt Runtime, opts Options) *Server {
 	if s.workerStart <= 0 {
 		s.workerStart = workerStartTimeout
 	}
-	s.live = make(map[string]*liveTask)
-	s.tool = make(map[string]*toolDef)
-	for _, def := range s.toolDefs() {
-		s.tool[def.name] = def
-	}
+	s.tools = newToolTable(toolEnv{rt: rt, tasks: s.tasks != nil, runStatus: s.runStatus})
 	return s
 }
 
-// Serve runs one MCP session: it reads frames from r and writes replies and
-// notifications to w until the end of r, an oversized frame (after one
-// -32700 reply) or a write error, and then returns nil, after the running
-// flow_run or flow_check has returned (at the end of r it runs to its end,
-// otherwise it is cancelled). When ctx is cancelled it
-// cancels the running call, waits for it, writes nothing more and returns
-// ctx.Err(). Another read error is returned wrapped.
-//
-// The goroutine reading r may stay blocked in r.Read after Serve returns
-// because of ctx or a write error; it ends when r is closed.
-func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	return s.newSession(ctx, w).run(ctx, r)
+// workerStartTimeout bounds the wait for a worker's handshake when
+// Options.WorkerStartTimeout is 0.
+const workerStartTimeout = time.Minute
+
+// defaultShortHostWait is the default wait_seconds of [ShortHosts].
+const defaultShortHostWait = 50 * time.Second
+
+// ShortHosts are the clientInfo.name values (compared case-insensitively)
+// of hosts known to cut a tool call at about 60 s whatever the progress:
+// Claude Desktop ("claude-ai", "claude-desktop") and the MCP Inspector
+// ("mcp-inspector"), which uses the TypeScript SDK's 60 s default. A plain
+// flow_run from them returns after 50 s with status "running" unless it
+// passes wait_seconds (doc/design.md §10.11).
+var ShortHosts = []string{"claude-ai", "claude-desktop", "mcp-inspector"}
+
+// defaultWait is the default wait_seconds of a plain flow_run by client.
+func (s *Server) defaultWait(client string) time.Duration {
+	if s.tasks != nil && slices.Contains(ShortHosts, strings.ToLower(client)) {
+		return s.shortWait
+	}
+	return 0
 }

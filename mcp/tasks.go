@@ -5,77 +5,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"flow/internal/text"
 	"flow/runtime/journal"
-	"flow/runtime/report"
 )
 
-// MCP's tasks utility (2025-11-25, experimental) over the workspace's
-// durable task store (runtime/journal). Every flow_run and flow_check of a
-// server with a store is recorded there, task-augmented or not, so that its
-// result outlives the connection and the server: a new `flow serve` answers
-// tasks/get, tasks/result, tasks/list and tasks/cancel for tasks of an
-// earlier one. A task's job runs in a worker process of its own, which
-// outlives its server (worker.go); a plain call's job ends with its server
-// and its record then says "interrupted".
-
-// taskPollInterval is the pollInterval flow suggests to requestors.
-const taskPollInterval = time.Second
+// The tasks/* requests of MCP's tasks utility (2025-11-25, experimental)
+// over the task records (records.go), and notifications/tasks/status. A
+// task's job runs in a worker process of its own, which outlives its
+// server (worker.go); a plain call's job ends with its server and its
+// record then says "interrupted".
 
 // relatedTaskKey is the _meta key that ties a message to its task.
 const relatedTaskKey = "io.modelcontextprotocol/related-task"
-
-// errorResult is the tool result of a failure that has no report.
-func errorResult(msg string) *mcp.CallToolResult {
-	b, _ := report.Marshal(refusal{Status: report.StatusError, Reason: msg, Error: msg})
-	return structuredResult(b, true)
-}
-
-// resultMessage is a task's status message for its result: the report's
-// status and its error, summary or reason.
-func resultMessage(res *mcp.CallToolResult) string {
-	var rep struct {
-		Status  string `json:"status"`
-		Error   string `json:"error"`
-		Summary string `json:"summary"`
-		Reason  string `json:"reason"`
-	}
-	_ = json.Unmarshal(res.RawStructuredContent, &rep)
-	msg := rep.Status
-	for _, s := range []string{rep.Error, rep.Summary, rep.Reason} {
-		if s != "" && strings.HasPrefix(s, rep.Status+":") {
-			msg = s // "busy: a run is already …" says its status itself
-			break
-		}
-		if s != "" {
-			msg += ": " + s
-			break
-		}
-	}
-	return text.ClipBytes(msg, maxProgressBytes)
-}
-
-// wireTask is MCP's Task object.
-type wireTask struct {
-	TaskID        string `json:"taskId"`
-	Status        string `json:"status"`
-	StatusMessage string `json:"statusMessage,omitempty"`
-	CreatedAt     string `json:"createdAt"`
-	LastUpdatedAt string `json:"lastUpdatedAt"`
-	TTL           int64  `json:"ttl"`
-	PollInterval  int64  `json:"pollInterval,omitempty"`
-}
-
-// createTaskResult answers a task-augmented request.
-type createTaskResult struct {
-	Task wireTask `json:"task"`
-}
 
 // listTasksResult answers tasks/list.
 type listTasksResult struct {
@@ -83,31 +27,8 @@ type listTasksResult struct {
 	NextCursor string     `json:"nextCursor,omitempty"`
 }
 
-const wireTime = "2006-01-02T15:04:05.000Z07:00"
-
-// wireTask maps a record to the wire; a task running here reports its
-// latest event.
-func (s *Server) wireTask(t journal.Task) wireTask {
-	msg := t.Message
-	if !t.Terminal() {
-		if lt := s.liveTask(t.ID); lt != nil {
-			if _, m := lt.snapshot(); m != "" {
-				msg = m
-			}
-		}
-	}
-	w := wireTask{
-		TaskID: t.ID, Status: t.Status, StatusMessage: text.ClipBytes(msg, maxProgressBytes),
-		CreatedAt: t.CreatedAt.UTC().Format(wireTime), LastUpdatedAt: t.UpdatedAt.UTC().Format(wireTime),
-		TTL: t.TTL.Milliseconds(),
-	}
-	if !t.Terminal() {
-		w.PollInterval = taskPollInterval.Milliseconds()
-	}
-	return w
-}
-
-// taskParamsOf decodes {taskId} or {cursor}.
+// taskRequestParams are the params of a tasks/* request: {taskId} or
+// {cursor}.
 type taskRequestParams struct {
 	TaskID *string `json:"taskId"`
 	Cursor *string `json:"cursor"`
@@ -127,42 +48,17 @@ func (ss *session) taskRequest(m message) {
 		_ = ss.out.error(m.id, errParamsObject)
 		return
 	}
-	store := ss.srv.tasks
-	if m.method == "tasks/list" {
-		cursor := ""
-		if p.Cursor != nil {
-			cursor = *p.Cursor
-		}
-		page, next, err := store.List(cursor, ss.srv.pageSize)
-		if err != nil {
-			_ = ss.out.error(m.id, &rpcError{code: codeInvalidParams, message: "Invalid cursor; start again without one"})
-			return
-		}
-		out := listTasksResult{Tasks: make([]wireTask, 0, len(page)), NextCursor: next}
-		for _, t := range page {
-			out.Tasks = append(out.Tasks, ss.srv.wireTask(t))
-		}
-		ss.result(m.id, out)
-		return
-	}
 	switch m.method {
+	case "tasks/list":
+		ss.listTasks(m.id, p.Cursor)
+		return
 	case "tasks/get", "tasks/result", "tasks/cancel":
 	default:
 		_ = ss.out.error(m.id, &rpcError{code: codeMethodNotFound, message: "Method not found: " + text.ClipBytes(m.method, 100)})
 		return
 	}
-	if p.TaskID == nil {
-		_ = ss.out.error(m.id, errTaskID)
-		return
-	}
-	id := *p.TaskID
-	task, err := store.Task(id)
-	if errors.Is(err, journal.ErrTaskNotFound) {
-		_ = ss.out.error(m.id, unknownTask(id))
-		return
-	}
-	if err != nil {
-		_ = ss.out.error(m.id, &rpcError{code: codeInternalError, message: err.Error()})
+	task, ok := ss.namedTask(m.id, p.TaskID)
+	if !ok {
 		return
 	}
 	switch m.method {
@@ -170,29 +66,70 @@ func (ss *session) taskRequest(m message) {
 		ss.result(m.id, ss.srv.wireTask(task))
 	case "tasks/result":
 		ss.calls.Add(1)
-		go func() {
-			defer ss.calls.Done()
-			if lt := ss.srv.liveTask(id); lt != nil {
-				// The job's own goroutine finishes first, so that its
-				// notifications/tasks/status precedes this result.
-				select {
-				case <-lt.done:
-				case <-ss.base.Done():
-					return
-				}
-			}
-			task, err := store.Wait(ss.base, id, taskPollInterval)
-			if err != nil {
-				if ss.base.Err() == nil {
-					_ = ss.out.error(m.id, unknownTask(id))
-				}
-				return
-			}
-			ss.result(m.id, taskPayload(task))
-		}()
+		go ss.taskResult(m.id, task.ID)
 	case "tasks/cancel":
 		ss.cancelTask(m.id, task)
 	}
+}
+
+// listTasks answers tasks/list with the page at cursor (nil: the first).
+func (ss *session) listTasks(id json.RawMessage, cursor *string) {
+	from := ""
+	if cursor != nil {
+		from = *cursor
+	}
+	page, next, err := ss.srv.tasks.List(from, ss.srv.pageSize)
+	if err != nil {
+		_ = ss.out.error(id, &rpcError{code: codeInvalidParams, message: "Invalid cursor; start again without one"})
+		return
+	}
+	out := listTasksResult{Tasks: make([]wireTask, 0, len(page)), NextCursor: next}
+	for _, t := range page {
+		out.Tasks = append(out.Tasks, ss.srv.wireTask(t))
+	}
+	ss.result(id, out)
+}
+
+// namedTask returns the task a request names by taskId; when there is no
+// such task it answers the request and reports false.
+func (ss *session) namedTask(id json.RawMessage, taskID *string) (journal.Task, bool) {
+	if taskID == nil {
+		_ = ss.out.error(id, errTaskID)
+		return journal.Task{}, false
+	}
+	task, err := ss.srv.tasks.Task(*taskID)
+	if errors.Is(err, journal.ErrTaskNotFound) {
+		_ = ss.out.error(id, unknownTask(*taskID))
+		return journal.Task{}, false
+	}
+	if err != nil {
+		_ = ss.out.error(id, &rpcError{code: codeInternalError, message: err.Error()})
+		return journal.Task{}, false
+	}
+	return task, true
+}
+
+// taskResult answers tasks/result for task taskID once it has ended; it
+// runs as one of the session's calls.
+func (ss *session) taskResult(id json.RawMessage, taskID string) {
+	defer ss.calls.Done()
+	if lt := ss.srv.liveTask(taskID); lt != nil {
+		// The job's own goroutine finishes first, so that its
+		// notifications/tasks/status precedes this result.
+		select {
+		case <-lt.done:
+		case <-ss.base.Done():
+			return
+		}
+	}
+	task, err := ss.srv.tasks.Wait(ss.base, taskID, taskPollInterval)
+	if err != nil {
+		if ss.base.Err() == nil {
+			_ = ss.out.error(id, unknownTask(taskID))
+		}
+		return
+	}
+	ss.result(id, taskPayload(task))
 }
 
 // cancelGrace is how long tasks/cancel waits for a worker process to
@@ -247,11 +184,11 @@ func (ss *session) cancelTask(id json.RawMessage, task journal.Task) {
 
 // killWorker ends a worker process that did not stop within cancelGrace
 // of tasks/cancel and records its task cancelled.
-func (s *Server) killWorker(task journal.Task) {
-	s.log.Warn("task worker did not stop after tasks/cancel: killed", "task", task.ID, "pid", task.Owner.PID)
+func (r *taskRecords) killWorker(task journal.Task) {
+	r.log.Warn("task worker did not stop after tasks/cancel: killed", "task", task.ID, "pid", task.Owner.PID)
 	_ = task.Owner.Signal(syscall.SIGKILL)
 	msg := fmt.Sprintf("cancelled: the task's worker process %d did not stop within %d s of tasks/cancel and was killed; its edits are in the journal (flow undo reverts them)", task.Owner.PID, int(cancelGrace.Seconds()))
-	_, _ = s.tasks.Update(task.ID, func(t *journal.Task) { t.Status, t.Message = journal.TaskCancelled, msg })
+	_, _ = r.tasks.Update(task.ID, func(t *journal.Task) { t.Status, t.Message = journal.TaskCancelled, msg })
 }
 
 // taskPayload is the tasks/result of a terminal task: exactly the tool

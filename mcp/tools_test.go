@@ -127,7 +127,7 @@ func TestToolArguments(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := NewServer(&fakeRuntime{}, Options{})
-			bound, invalid, perr := srv.tool[tc.tool].parse(tc.raw)
+			bound, invalid, perr := srv.tools.byName[tc.tool].parse(tc.raw)
 			if protocol := strings.HasPrefix(tc.err, "Invalid params:"); protocol {
 				if perr == nil || perr.code != codeInvalidParams || perr.message != tc.err || invalid != "" {
 					t.Fatalf("%s arguments %s: error %v, invalid %q; want -32602 %q", tc.tool, tc.raw, perr, invalid, tc.err)
