@@ -85,9 +85,28 @@ func TestParseArgsErrors(t *testing.T) {
 func TestEveryCommandHasAHandler(t *testing.T) {
 	t.Parallel()
 	direct := map[string]bool{"help": true, "version": true, "serve": true, "tui": true, "nvim": true, "tasks": true}
-	for name := range commands {
+	for _, name := range commandNames() {
 		if _, ok := reportCommands[name]; ok == direct[name] {
 			t.Errorf("command %q: report handler %v, handled directly %v; want exactly one", name, ok, direct[name])
+		}
+	}
+}
+
+// TestUsageListsTheTables keeps usage.txt in step with the command and flag
+// tables: every listed command and every flag spelling is in the help.
+func TestUsageListsTheTables(t *testing.T) {
+	t.Parallel()
+	for _, name := range commandNames() {
+		if !strings.Contains(usageText, "\n  "+name+" ") {
+			t.Errorf("usage.txt does not list the command %q", name)
+		}
+	}
+	for _, name := range flagNames() {
+		if name == "--help" || name == "-h" {
+			continue // help is the command that prints it
+		}
+		if !strings.Contains(usageText, name+" ") && !strings.Contains(usageText, name+",") {
+			t.Errorf("usage.txt does not list the flag %s", name)
 		}
 	}
 }
