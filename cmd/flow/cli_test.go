@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"flow/runtime/report"
 )
 
 // workspace makes a temporary workspace and returns its resolved path.
@@ -246,7 +248,8 @@ func TestConfigErrorsExit2(t *testing.T) {
 
 // TestSignalDuringCheck sends SIGTERM (and SIGINT) while a check runs whose
 // grandchild would write a file after a second: flow must exit 130, print
-// nothing on stdout, and the grandchild must never write.
+// its report (status interrupted, naming the signal) as one JSON object,
+// and the grandchild must never write.
 func TestSignalDuringCheck(t *testing.T) {
 	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
@@ -273,8 +276,16 @@ cmd = ["sh", "-c", "(sleep 1; touch grandchild-wrote) & touch started; sleep 30"
 			if ee, ok := err.(*exec.ExitError); ok {
 				code = ee.ExitCode()
 			}
-			if code != 130 || out.String() != "" || !strings.Contains(errb.String(), "interrupted") {
-				t.Errorf("flow check after %v = (%d, stdout %q, stderr %q), want 130, no stdout, \"interrupted\"", sig, code, out.String(), errb.String())
+			if code != 130 || !strings.Contains(errb.String(), "interrupted") {
+				t.Errorf("flow check after %v = (%d, stderr %q), want 130 and \"interrupted\"", sig, code, errb.String())
+			}
+			// One JSON object on stdout: the check report, interrupted by the signal.
+			var rep report.CheckReport
+			dec := json.NewDecoder(strings.NewReader(out.String()))
+			if err := dec.Decode(&rep); err != nil || dec.More() {
+				t.Errorf("stdout after %v = %q (%v), want exactly one JSON object", sig, out.String(), err)
+			} else if name := signalName(sig); rep.Status != report.StatusInterrupted || rep.Verified || !strings.Contains(rep.Reason, "interrupted by "+name) {
+				t.Errorf("check report after %v = status %q, verified %v, reason %q; want interrupted by %s", sig, rep.Status, rep.Verified, rep.Reason, name)
 			}
 			time.Sleep(1500 * time.Millisecond)
 			if _, err := os.Stat(filepath.Join(ws, "grandchild-wrote")); err == nil {

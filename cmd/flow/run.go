@@ -81,21 +81,48 @@ var reportCommands = map[string]func(context.Context, *env) (any, string, error)
 	"doctor": cmdDoctor,
 }
 
-// finish prints the report (or the error) and picks the exit code: nothing
-// reaches stdout after an interrupt or an error.
+// finish prints the report (or the error) and picks the exit code. After
+// an interrupt, run and check still print their report (status
+// interrupted, doc/design.md §14.9) and exit 130; the other commands print
+// nothing on stdout.
 func finish(ctx context.Context, e *env, rep any, status string, err error) int {
 	if ctx.Err() != nil {
-		msg, ok := interruptedMessages[e.opts.command]
-		if !ok {
-			msg = interruptedMessage
-		}
-		fmt.Fprintln(e.stderr, msg)
-		return exitInterrupted
+		return finishInterrupted(e, rep, err)
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "flow: %s\n", err)
 		return exitUsage
 	}
+	if !printReport(e, rep) {
+		return exitUsage
+	}
+	if status == report.StatusOK {
+		return exitOK
+	}
+	return exitNotOK
+}
+
+// reportsOnInterrupt are the commands whose report says what an interrupt
+// left behind: what a run wrote (to undo), which check was stopped.
+var reportsOnInterrupt = map[string]bool{"run": true, "check": true}
+
+// finishInterrupted ends a command that a signal interrupted: its report
+// when it has one worth reading, the sentence of what remains, 130.
+func finishInterrupted(e *env, rep any, err error) int {
+	if err == nil && rep != nil && reportsOnInterrupt[e.opts.command] {
+		printReport(e, rep)
+	}
+	msg, ok := interruptedMessages[e.opts.command]
+	if !ok {
+		msg = interruptedMessage
+	}
+	fmt.Fprintln(e.stderr, msg)
+	return exitInterrupted
+}
+
+// printReport prints rep on stdout: readable on a terminal, one JSON
+// object otherwise. It says on stderr when it cannot.
+func printReport(e *env, rep any) bool {
 	b, err := report.Marshal(rep)
 	if err == nil {
 		if e.humanOutput() {
@@ -106,12 +133,9 @@ func finish(ctx context.Context, e *env, rep any, status string, err error) int 
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "flow: write report: %s\n", err)
-		return exitUsage
+		return false
 	}
-	if status == report.StatusOK {
-		return exitOK
-	}
-	return exitNotOK
+	return true
 }
 
 // humanOutput reports whether the report goes to a person: stdout is a

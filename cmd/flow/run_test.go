@@ -5,12 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"flow/internal/test/ollamatest"
+	"flow/runtime/report"
 )
 
 // goEnv is the environment of a flow subprocess that runs real Go checks:
@@ -315,7 +317,9 @@ func snapshotTree(t *testing.T, dir string) string {
 
 // TestRunInterrupted sends SIGINT during a slow model turn and during a
 // running check: exit 130, the check's process group gone, the edits
-// written so far listed on stderr, nothing on stdout.
+// written so far listed on stderr, and on stdout the one JSON report with
+// status interrupted — the written file with its diff and the run id,
+// which the journal records too and flow undo reverts.
 func TestRunInterrupted(t *testing.T) {
 	t.Parallel()
 	t.Run("slow model turn", func(t *testing.T) {
@@ -325,8 +329,10 @@ func TestRunInterrupted(t *testing.T) {
 		cmd, out, errb := startFlow(t, ws, goEnv(t), "run", "--trusted", "-c", goConfig(t, ws, srv.URL, ""), "task")
 		waitRequests(t, srv, 1)
 		cmd.Process.Signal(syscall.SIGINT)
-		if code := waitExit(t, cmd); code != 130 || out.String() != "" || !strings.Contains(errb.String(), "interrupted") {
-			t.Errorf("flow run after SIGINT = (%d, %q, %q), want 130, no stdout, interrupted", code, out.String(), errb.String())
+		code := waitExit(t, cmd)
+		rep := interruptedReport(t, code, out.String(), errb.String())
+		if len(rep.ChangedFiles) != 0 || !strings.Contains(rep.Reason, "it wrote no file") {
+			t.Errorf("report = files %v, reason %q; want none written, said so", rep.ChangedFiles, rep.Reason)
 		}
 	})
 	t.Run("running check", func(t *testing.T) {
@@ -343,18 +349,55 @@ func TestRunInterrupted(t *testing.T) {
 cmd = ["sh", "-c", "(sleep 1; touch grandchild-wrote) & touch started; sleep 30"]
 required = false
 `)
-		cmd, out, errb := startFlow(t, ws, goEnv(t), "run", "--trusted", "-c", cfg, "task")
+		env := goEnv(t)
+		cmd, out, errb := startFlow(t, ws, env, "run", "--trusted", "-c", cfg, "task")
 		waitFor(t, filepath.Join(ws, "started"))
 		cmd.Process.Signal(syscall.SIGINT)
 		code := waitExit(t, cmd)
-		if code != 130 || out.String() != "" || !strings.Contains(errb.String(), "calc.go") {
-			t.Errorf("flow run after SIGINT = (%d, %q, %q), want 130, no stdout, calc.go listed as written", code, out.String(), errb.String())
+		rep := interruptedReport(t, code, out.String(), errb.String())
+		if !strings.Contains(errb.String(), "calc.go") {
+			t.Errorf("stderr %q does not list calc.go as written", errb.String())
+		}
+		if !slices.Equal(rep.ChangedFiles, []string{"calc.go"}) || len(rep.Diffs) != 1 || !strings.Contains(rep.Diffs[0].Diff, "+\treturn a + b") ||
+			rep.Cycles != 1 || rep.ToolCalls < 2 || !strings.Contains(rep.Reason, "flow undo "+rep.RunID) {
+			t.Errorf("report = files %v, diffs %v, cycles %d, tool calls %d, reason %q; want calc.go with its diff, the counts, and how to undo",
+				rep.ChangedFiles, rep.Diffs, rep.Cycles, rep.ToolCalls, rep.Reason)
 		}
 		time.Sleep(1500 * time.Millisecond)
 		if _, err := os.Stat(filepath.Join(ws, "grandchild-wrote")); err == nil {
 			t.Error("the check's grandchild survived the interrupt")
 		}
+		// The journal holds the same report, and undo reverts the edit.
+		st := runFlow(t, ws, env, "status", "-c", cfg)
+		if !strings.Contains(st.stdout, `"status":"interrupted"`) || !strings.Contains(st.stdout, rep.RunID) {
+			t.Errorf("flow status after the interrupt = %s; want the last report interrupted, run %s", st.stdout, rep.RunID)
+		}
+		if u := runFlow(t, ws, env, "undo", "-c", cfg, rep.RunID); u.code != 0 {
+			t.Errorf("flow undo %s = %d %s %s", rep.RunID, u.code, u.stdout, u.stderr)
+		}
+		if data, _ := os.ReadFile(filepath.Join(ws, "calc.go")); !strings.Contains(string(data), "return a - b") {
+			t.Errorf("calc.go after undo = %q, want the original", data)
+		}
 	})
+}
+
+// interruptedReport checks an interrupted flow run's exit and output: 130,
+// the interrupt on stderr, exactly one JSON object on stdout with status
+// interrupted and a run id; it returns the report.
+func interruptedReport(t *testing.T, code int, stdout, stderr string) report.Run {
+	t.Helper()
+	if code != 130 || !strings.Contains(stderr, "interrupted") {
+		t.Errorf("flow run after SIGINT = (%d, stderr %q), want 130 and interrupted", code, stderr)
+	}
+	var rep report.Run
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	if err := dec.Decode(&rep); err != nil || dec.More() {
+		t.Fatalf("stdout after SIGINT = %q (%v), want exactly one JSON object", stdout, err)
+	}
+	if rep.Status != report.StatusInterrupted || rep.Verified || rep.RunID == "" || !strings.Contains(rep.Reason, "interrupted by SIGINT") {
+		t.Errorf("report = status %q, verified %v, run %q, reason %q; want interrupted by SIGINT with the run id", rep.Status, rep.Verified, rep.RunID, rep.Reason)
+	}
+	return rep
 }
 
 // startFlow starts flow in the background.

@@ -196,6 +196,11 @@ func (s *Service) run(ctx context.Context, task string, events func(progress.Eve
 		}
 	}
 	rep := newLoop(&cfg, deps).Run(ctx, task, events)
+	if in, ok := report.InterruptOf(ctx); ok {
+		// A signal to the process, not a client's cancel: the journal and
+		// the report say so (doc/design.md §6.13).
+		rep = rep.Interrupted(in)
+	}
 	if jr != nil {
 		if err := jr.Finish(rep); err != nil && rep.Error == "" {
 			rep.Error = fmt.Sprintf("report not stored in the journal: %v", err)
@@ -213,6 +218,9 @@ func (s *Service) StartCheck(ctx context.Context, name string, events func(progr
 	cfg := s.Config()
 	return job.Start(&s.gate, ctx, job.KindCheck, func(ctx context.Context, j *job.Job[report.CheckReport]) (report.CheckReport, string) {
 		rep := s.editorChecks(s.checkRunner(&cfg, s.checkEvents(tagged(j.Handle, events)))).Run(ctx, name)
+		if in, ok := report.InterruptOf(ctx); ok {
+			rep = rep.Interrupted(in)
+		}
 		if rep.Status != report.StatusOK && rep.Error == "" {
 			// As for runs: the sentence is the error MCP hosts show.
 			rep.Error = rep.Reason

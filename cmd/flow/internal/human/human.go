@@ -125,7 +125,7 @@ func (p *printer) mark(status string) string {
 		return p.style(green, "✓")
 	case "failed", "error", "timeout", "conflict", "unavailable":
 		return p.style(red, "✗")
-	case "cancelled", "busy":
+	case "cancelled", "interrupted", "busy":
 		return p.style(yellow, "■")
 	}
 	return p.style(yellow, "!")
