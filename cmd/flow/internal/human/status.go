@@ -10,6 +10,20 @@ import (
 )
 
 func (p *printer) status(r report.Status) {
+	p.statusHead(r)
+	p.statusChecks(r.Checks)
+	if len(r.Warnings) > 0 {
+		p.heading("warnings")
+		for _, w := range r.Warnings {
+			p.line("  %s %s", p.style(yellow, "!"), w)
+		}
+	}
+	p.statusLastRun(r)
+}
+
+// statusHead is the status's first lines: version, workspace, mode,
+// configuration, backend, models, editor and lock.
+func (p *printer) statusHead(r report.Status) {
 	mode := p.style(yellow, "read-only")
 	if r.Trusted {
 		mode = p.style(green, "trusted")
@@ -30,47 +44,57 @@ func (p *printer) status(r report.Status) {
 	} else {
 		p.line("  %s planner %s · coder %s · reviewer %s", p.style(dim, "models: "), m.Planner, m.Coder, m.Reviewer)
 	}
-	editor := "none"
-	if r.Editor.Attached {
-		editor = fmt.Sprintf("attached (%s, %s)", r.Editor.Status, text.Count(len(r.Editor.Tools), "tool"))
-	}
-	if r.Editor.Error != nil && *r.Editor.Error != "" && r.Editor.Attached {
-		editor += " — " + *r.Editor.Error
-	}
-	p.line("  %s %s", p.style(dim, "editor: "), editor)
+	p.line("  %s %s", p.style(dim, "editor: "), editorState(r.Editor))
 	if r.Busy {
 		p.line("  %s %s", p.style(dim, "lock:   "), p.style(yellow, "held: a run, check or undo is in progress in this workspace"))
 	}
-	if len(r.Checks) > 0 {
-		p.heading("checks")
-		width := 0
-		for _, c := range r.Checks {
-			width = max(width, len(c.Name))
-		}
-		for _, c := range r.Checks {
-			req := "required"
-			if !c.Required {
-				req = "optional"
-			}
-			p.line("  %-*s  %-8s %-11s %s", width, c.Name, req, c.Kind, strings.Join(c.Filetypes, " "))
-		}
+}
+
+// editorState says whether an editor is attached, and its trouble.
+func editorState(e report.Editor) string {
+	editor := "none"
+	if e.Attached {
+		editor = fmt.Sprintf("attached (%s, %s)", e.Status, text.Count(len(e.Tools), "tool"))
 	}
-	if len(r.Warnings) > 0 {
-		p.heading("warnings")
-		for _, w := range r.Warnings {
-			p.line("  %s %s", p.style(yellow, "!"), w)
-		}
+	if e.Error != nil && *e.Error != "" && e.Attached {
+		editor += " — " + *e.Error
 	}
-	if lr := lastReport(r.LastReport); lr.Status != "" {
-		p.heading("last run")
-		verdict := "not verified"
-		if lr.Verified {
-			verdict = "verified"
+	return editor
+}
+
+// statusChecks is the table of configured checks.
+func (p *printer) statusChecks(checks []report.CheckSummary) {
+	if len(checks) == 0 {
+		return
+	}
+	p.heading("checks")
+	width := 0
+	for _, c := range checks {
+		width = max(width, len(c.Name))
+	}
+	for _, c := range checks {
+		req := "required"
+		if !c.Required {
+			req = "optional"
 		}
-		p.line("  %s %s · %s · %s", p.mark(lr.Status), lr.RunID, p.statusWord(lr.Status), verdict)
-		if lr.Task != "" {
-			p.line("    %s", text.FirstLine(lr.Task, 200))
-		}
+		p.line("  %-*s  %-8s %-11s %s", width, c.Name, req, c.Kind, strings.Join(c.Filetypes, " "))
+	}
+}
+
+// statusLastRun is the workspace's last run, when there was one.
+func (p *printer) statusLastRun(r report.Status) {
+	lr := lastReport(r.LastReport)
+	if lr.Status == "" {
+		return
+	}
+	p.heading("last run")
+	verdict := "not verified"
+	if lr.Verified {
+		verdict = "verified"
+	}
+	p.line("  %s %s · %s · %s", p.mark(lr.Status), lr.RunID, p.statusWord(lr.Status), verdict)
+	if lr.Task != "" {
+		p.line("    %s", text.FirstLine(lr.Task, 200))
 	}
 }
 

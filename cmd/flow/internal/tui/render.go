@@ -27,51 +27,43 @@ const (
 // event; ok is false for events the log does not show (run_end: the run's
 // summary follows).
 func eventLine(e progress.Event) (line logLine, key string, ok bool) {
-	cols := func(kind lineKind, parts ...string) logLine {
-		var kept []string
-		for _, p := range parts {
-			if p != "" {
-				kept = append(kept, p)
-			}
-		}
-		return logLine{kind: kind, text: strings.Join(kept, "  ")}
-	}
-	problem := func() string {
-		if e.Error == "" {
-			return ""
-		}
-		return "error: " + text.OneLine(e.Error, detailWidth)
-	}
-	turnKey := fmt.Sprintf("turn/%s/%d", e.Role, e.Turn)
-	toolKey := fmt.Sprintf("tool/%s/%d/%s/%s", e.Role, e.Turn, e.ToolCallID, e.Tool)
-	tool := e.Tool
-	if e.Message != "" {
-		tool += " " + text.OneLine(e.Message, eventDetailWidth)
-	}
-	switch e.Kind {
-	case progress.RunStart:
-		return cols(lineDim, "run", "started", e.RunID), "", true
-	case progress.RunEnd:
+	if e.Kind == progress.RunEnd {
 		return logLine{}, "", false
-	case progress.RoleStart:
-		return cols(lineHeading, e.Role, "start", e.Message), "", true
-	case progress.RoleEnd:
+	}
+	render, known := eventLines[e.Kind]
+	if !known {
+		return cols(lineDim, e.Role, string(e.Kind), e.Status), "", true
+	}
+	line, key = render(e)
+	return line, key, true
+}
+
+// eventLines renders each kind of event the log shows: its line and the
+// key that pairs a start with its end.
+var eventLines = map[progress.Kind]func(e progress.Event) (logLine, string){
+	progress.RunStart: func(e progress.Event) (logLine, string) {
+		return cols(lineDim, "run", "started", e.RunID), ""
+	},
+	progress.RoleStart: func(e progress.Event) (logLine, string) {
+		return cols(lineHeading, e.Role, "start", e.Message), ""
+	},
+	progress.RoleEnd: func(e progress.Event) (logLine, string) {
 		turns := ""
 		if e.Turn > 0 {
 			turns = text.Count(e.Turn, "turn")
 		}
-		return cols(kindOfStatus(e.Status), e.Role, e.Status, turns, duration(e.DurationMS), text.OneLine(e.Message, detailWidth), problem()), "", true
-	case progress.ModelTurn:
-		return cols(lineDim, e.Role, fmt.Sprintf("turn %d", e.Turn), "…"), turnKey, true
-	case progress.ModelReply:
-		kind := lineDim
-		if e.Status != report.StatusOK {
-			kind = kindOfStatus(e.Status)
-		}
-		return cols(kind, e.Role, fmt.Sprintf("turn %d", e.Turn), e.Status, duration(e.DurationMS), problem()), turnKey, true
-	case progress.ToolStart:
-		return cols(lineDim, e.Role, tool, "…"), toolKey, true
-	case progress.ToolEnd:
+		return cols(kindOfStatus(e.Status), e.Role, e.Status, turns, duration(e.DurationMS), text.OneLine(e.Message, detailWidth), problem(e)), ""
+	},
+	progress.ModelTurn: func(e progress.Event) (logLine, string) {
+		return cols(lineDim, e.Role, fmt.Sprintf("turn %d", e.Turn), "…"), turnKey(e)
+	},
+	progress.ModelReply: func(e progress.Event) (logLine, string) {
+		return cols(dimWhenOK(e.Status), e.Role, fmt.Sprintf("turn %d", e.Turn), e.Status, duration(e.DurationMS), problem(e)), turnKey(e)
+	},
+	progress.ToolStart: func(e progress.Event) (logLine, string) {
+		return cols(lineDim, e.Role, toolColumn(e), "…"), toolKey(e)
+	},
+	progress.ToolEnd: func(e progress.Event) (logLine, string) {
 		truncated := ""
 		if e.Truncated {
 			truncated = "truncated"
@@ -80,21 +72,64 @@ func eventLine(e progress.Event) (line logLine, key string, ok bool) {
 		if e.Status != report.StatusOK {
 			kind = kindOfStatus(e.Status)
 		}
-		return cols(kind, e.Role, tool, e.Status, diffStat(e.Diff), duration(e.DurationMS), truncated, problem()), toolKey, true
-	case progress.CheckStart:
-		return cols(lineDim, "check", e.Check, "…"), "check/" + e.Check, true
-	case progress.CheckEnd:
-		return cols(kindOfStatus(e.Status), "check", e.Check, e.Status, duration(e.DurationMS), problem()), "check/" + e.Check, true
-	case progress.Verification:
+		return cols(kind, e.Role, toolColumn(e), e.Status, diffStat(e.Diff), duration(e.DurationMS), truncated, problem(e)), toolKey(e)
+	},
+	progress.CheckStart: func(e progress.Event) (logLine, string) {
+		return cols(lineDim, "check", e.Check, "…"), "check/" + e.Check
+	},
+	progress.CheckEnd: func(e progress.Event) (logLine, string) {
+		return cols(kindOfStatus(e.Status), "check", e.Check, e.Status, duration(e.DurationMS), problem(e)), "check/" + e.Check
+	},
+	progress.Verification: func(e progress.Event) (logLine, string) {
 		detail := "not verified"
 		if v := e.Verification; v != nil && v.Verified {
 			detail = "verified"
 		} else if v != nil && v.Reason != "" {
 			detail = text.OneLine(v.Reason, detailWidth)
 		}
-		return cols(kindOfStatus(e.Status), "verify", e.Status, detail), "", true
+		return cols(kindOfStatus(e.Status), "verify", e.Status, detail), ""
+	},
+}
+
+// cols joins the nonempty columns of a line.
+func cols(kind lineKind, parts ...string) logLine {
+	var kept []string
+	for _, p := range parts {
+		if p != "" {
+			kept = append(kept, p)
+		}
 	}
-	return cols(lineDim, e.Role, string(e.Kind), e.Status), "", true
+	return logLine{kind: kind, text: strings.Join(kept, "  ")}
+}
+
+// problem is the event's error column, "" without one.
+func problem(e progress.Event) string {
+	if e.Error == "" {
+		return ""
+	}
+	return "error: " + text.OneLine(e.Error, detailWidth)
+}
+
+// dimWhenOK is the line kind of a model reply: dim unless it went wrong.
+func dimWhenOK(status string) lineKind {
+	if status != report.StatusOK {
+		return kindOfStatus(status)
+	}
+	return lineDim
+}
+
+func turnKey(e progress.Event) string { return fmt.Sprintf("turn/%s/%d", e.Role, e.Turn) }
+
+func toolKey(e progress.Event) string {
+	return fmt.Sprintf("tool/%s/%d/%s/%s", e.Role, e.Turn, e.ToolCallID, e.Tool)
+}
+
+// toolColumn names the tool and what it worked on.
+func toolColumn(e progress.Event) string {
+	if e.Message != "" {
+		return e.Tool + " " + text.OneLine(e.Message, eventDetailWidth)
+	}
+	return e.Tool
 }
 
 // eventDetailLines renders what follows an event's line: an edit's diff,
@@ -193,6 +228,37 @@ func checkTail(c report.CheckResult, indent string) []logLine {
 // exit codes and output tail (unless the log showed it), the reviewer's
 // verdict and issues, and the run's summary.
 func runSummaryLines(r report.Run, sh shown) []logLine {
+	b := &summaryLines{run: r, shown: sh}
+	b.headline()
+	b.reasons()
+	b.changedFiles()
+	b.failingChecks()
+	reviewer := reviewerRole(r)
+	b.reviewer(reviewer)
+	b.summary(reviewer)
+	if r.Status == report.StatusCancelled && len(r.ChangedFiles) > 0 {
+		b.add(lineWarn, "note", "edits already written remain (see /undo)")
+	}
+	if r.RunID != "" {
+		b.add(lineDim, "run id", r.RunID)
+	}
+	return append(b.lines, logLine{})
+}
+
+// summaryLines builds a run's summary, one section per method.
+type summaryLines struct {
+	run   report.Run
+	shown shown
+	lines []logLine
+}
+
+func (b *summaryLines) add(kind lineKind, label, text string) {
+	b.lines = append(b.lines, logLine{kind: kind, text: "  " + label + "  " + text})
+}
+
+// headline is the first line: status, verified, files, time.
+func (b *summaryLines) headline() {
+	r := b.run
 	verified := "not verified"
 	if r.Verified {
 		verified = "verified"
@@ -201,74 +267,102 @@ func runSummaryLines(r report.Run, sh shown) []logLine {
 	if d := duration(r.DurationMS); d != "" {
 		head += " · " + d
 	}
-	lines := []logLine{{kind: kindOfStatus(r.Status), text: head}}
-	add := func(kind lineKind, label, text string) {
-		lines = append(lines, logLine{kind: kind, text: "  " + label + "  " + text})
-	}
-	// The reason leads: it is what a person acts on.
+	b.lines = append(b.lines, logLine{kind: kindOfStatus(r.Status), text: head})
+}
+
+// reasons: the reason leads, it is what a person acts on; then the error
+// when it says something else.
+func (b *summaryLines) reasons() {
+	r := b.run
 	if r.Reason != "" && (r.Status != report.StatusOK || !r.Verified) {
-		add(lineWarn, "reason", text.OneLine(r.Reason, detailWidth))
+		b.add(lineWarn, "reason", text.OneLine(r.Reason, detailWidth))
 	}
 	if r.Error != "" && r.Error != r.Reason {
-		add(lineError, "error", text.OneLine(r.Error, detailWidth))
+		b.add(lineError, "error", text.OneLine(r.Error, detailWidth))
 	}
+}
+
+// changedFiles lists the changed files with their diffs, unless the log
+// already showed a file's.
+func (b *summaryLines) changedFiles() {
+	r := b.run
 	for i, f := range r.ChangedFiles {
 		if i == maxListedFiles {
-			add(lineDim, "changed", fmt.Sprintf("… and %d more", len(r.ChangedFiles)-i))
-			break
+			b.add(lineDim, "changed", fmt.Sprintf("… and %d more", len(r.ChangedFiles)-i))
+			return
 		}
-		var d *report.FileDiff
-		for j := range r.Diffs {
-			if r.Diffs[j].Path == f {
-				d = &r.Diffs[j]
-			}
-		}
-		add(lineText, "changed", strings.Join(nonEmpty(f, diffStat(d)), "  "))
-		if d != nil && !sh.diffs[f] {
-			lines = append(lines, diffLines(*d, "    ")...)
+		d := diffOf(r, f)
+		b.add(lineText, "changed", strings.Join(nonEmpty(f, diffStat(d)), "  "))
+		if d != nil && !b.shown.diffs[f] {
+			b.lines = append(b.lines, diffLines(*d, "    ")...)
 		}
 	}
-	checks := r.Checks
-	if len(checks) == 0 && r.Verification != nil {
-		checks = r.Verification.Checks
+}
+
+// diffOf returns the report's diff of path, nil when it has none.
+func diffOf(r report.Run, path string) *report.FileDiff {
+	var d *report.FileDiff
+	for j := range r.Diffs {
+		if r.Diffs[j].Path == path {
+			d = &r.Diffs[j]
+		}
+	}
+	return d
+}
+
+// failingChecks names each check that did not pass, with its output's
+// tail unless the log showed it.
+func (b *summaryLines) failingChecks() {
+	checks := b.run.Checks
+	if len(checks) == 0 && b.run.Verification != nil {
+		checks = b.run.Verification.Checks
 	}
 	for _, c := range checks {
 		if c.Status != report.StatusOK {
-			add(kindOfStatus(c.Status), "failing check", checkDetail(c))
-			if !sh.checkTail {
-				lines = append(lines, checkTail(c, "    ")...)
+			b.add(kindOfStatus(c.Status), "failing check", checkDetail(c))
+			if !b.shown.checkTail {
+				b.lines = append(b.lines, checkTail(c, "    ")...)
 			}
 		}
 	}
+}
+
+// reviewerRole returns the run's last reviewer, nil when none ran.
+func reviewerRole(r report.Run) *report.Role {
 	var reviewer *report.Role
 	for i := range r.Roles {
 		if r.Roles[i].Role == "reviewer" {
 			reviewer = &r.Roles[i]
 		}
 	}
-	if reviewer != nil {
-		verdict, kind := reviewer.Status, kindOfStatus(reviewer.Status)
-		if a := reviewer.Approved; a != nil && *a {
-			verdict, kind = "approved", lineOK
-		} else if a != nil {
-			verdict, kind = "rejected", lineError
-		}
-		add(kind, "reviewer", strings.TrimSpace(verdict+"  "+text.OneLine(reviewer.Summary, detailWidth)))
-		for _, issue := range reviewer.Issues {
-			add(lineWarn, "issue", text.OneLine(issue, detailWidth))
-		}
+	return reviewer
+}
+
+// reviewer is the reviewer's verdict and issues.
+func (b *summaryLines) reviewer(reviewer *report.Role) {
+	if reviewer == nil {
+		return
 	}
-	if s := strings.TrimSpace(r.Summary); s != "" && (reviewer == nil || s != strings.TrimSpace(reviewer.Summary)) {
-		lines = append(lines, logLine{kind: lineText, text: "  summary"})
-		lines = append(lines, block(s, "    ", maxSummaryLines)...)
+	verdict, kind := reviewer.Status, kindOfStatus(reviewer.Status)
+	if a := reviewer.Approved; a != nil && *a {
+		verdict, kind = "approved", lineOK
+	} else if a != nil {
+		verdict, kind = "rejected", lineError
 	}
-	if r.Status == report.StatusCancelled && len(r.ChangedFiles) > 0 {
-		add(lineWarn, "note", "edits already written remain (see /undo)")
+	b.add(kind, "reviewer", strings.TrimSpace(verdict+"  "+text.OneLine(reviewer.Summary, detailWidth)))
+	for _, issue := range reviewer.Issues {
+		b.add(lineWarn, "issue", text.OneLine(issue, detailWidth))
 	}
-	if r.RunID != "" {
-		add(lineDim, "run id", r.RunID)
+}
+
+// summary is the run's summary, unless it is the reviewer's word again.
+func (b *summaryLines) summary(reviewer *report.Role) {
+	s := strings.TrimSpace(b.run.Summary)
+	if s == "" || (reviewer != nil && s == strings.TrimSpace(reviewer.Summary)) {
+		return
 	}
-	return append(lines, logLine{})
+	b.lines = append(b.lines, logLine{kind: lineText, text: "  summary"})
+	b.lines = append(b.lines, block(s, "    ", maxSummaryLines)...)
 }
 
 // checkDetail renders a check result's name, status, exit code, duration
