@@ -7,7 +7,6 @@ import (
 
 	"flow/internal/text"
 	"flow/runtime/model"
-	"flow/runtime/tools"
 )
 
 // newSession starts invocation k of the role of policy p in the run e.
@@ -88,16 +87,6 @@ func (s *session) turn(ctx context.Context, n int, last bool) (*turn, *end) {
 		s.r.idle = len(t.calls.calls) == 0 && !t.wrote
 	}
 	return t, nil
-}
-
-// triedEdit says whether calls include one that changes a file.
-func triedEdit(calls []model.ToolCall) bool {
-	for _, c := range calls {
-		if c.Name == tools.FileEdit || c.Name == tools.FileWrite {
-			return true
-		}
-	}
-	return false
 }
 
 // judge runs the after-turn rules on t: the first that decides ends the

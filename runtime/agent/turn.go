@@ -153,6 +153,16 @@ func (s *session) extract(ctx context.Context, resp model.Response) extraction {
 	return extraction{}
 }
 
+// triedEdit says whether calls include one that changes a file.
+func triedEdit(calls []model.ToolCall) bool {
+	for _, c := range calls {
+		if c.Name == tools.FileEdit || c.Name == tools.FileWrite {
+			return true
+		}
+	}
+	return false
+}
+
 // onlyChecks says whether every call is flow_check.
 func onlyChecks(calls []model.ToolCall) bool {
 	for _, c := range calls {
