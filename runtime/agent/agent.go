@@ -90,7 +90,8 @@ func (a *loop) Run(ctx context.Context, task string, events func(progress.Event)
 // start makes the run of task and emits its run_start event.
 func (a *loop) start(task string, events func(progress.Event)) *run {
 	now := a.deps.Now()
-	e := &env{cfg: &a.cfg, deps: &a.deps, id: a.runID(now), task: task, changed: map[string]bool{}, events: events}
+	e := &env{cfg: &a.cfg, deps: &a.deps, id: a.runID(now), task: task, changed: map[string]bool{}, events: events,
+		beforeTurn: newBeforeTurnRules()}
 	e.rec = &recorder{emit: e.emit}
 	r := &run{env: e, started: now, result: result{status: report.StatusUnverified}}
 	r.emit(progress.Event{Kind: progress.RunStart, Message: task})
@@ -140,9 +141,9 @@ func (r *run) report(ctx context.Context) report.Run {
 		Baseline: r.baseline, HostEdits: r.hostEdits, ModelCalls: r.rec.modelCalls, ToolCalls: r.rec.toolCalls, Cycles: r.cycles,
 		Usage: r.rec.usage, Summary: res.summary, Reason: res.reason, Error: res.err,
 	}
-	if r.editFormat != "" {
-		rep.EditFormat = &report.EditFormat{Format: r.editFormat, Why: r.editWhy, Tools: config.ToolsText, ToolsWhy: r.toolsWhy}
-		if r.nativeTools {
+	if f := r.format; f.edit != "" {
+		rep.EditFormat = &report.EditFormat{Format: f.edit, Why: f.editWhy, Tools: config.ToolsText, ToolsWhy: f.toolsWhy}
+		if f.nativeTools {
 			rep.EditFormat.Tools = config.ToolsNative
 		}
 	}
@@ -199,8 +200,8 @@ func (r *run) setup(ctx context.Context) error {
 		}
 		return *described
 	}
-	r.editFormat, r.editWhy = r.resolveEditFormat(describe)
-	r.nativeTools, r.toolsWhy = r.resolveToolDeclarations(describe)
+	r.format.edit, r.format.editWhy = r.resolveEditFormat(describe)
+	r.format.nativeTools, r.format.toolsWhy = r.resolveToolDeclarations(describe)
 	return nil
 }
 

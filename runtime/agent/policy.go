@@ -77,7 +77,7 @@ func (r *env) policyFor(name string) policy {
 	switch name {
 	case config.RoleCoder:
 		p.answerCode = r.cfg.Agent.AnswerCode && r.cfg.Trusted
-		p.whole = r.editFormat == config.EditWhole && r.cfg.Trusted
+		p.whole = r.format.edit == config.EditWhole && r.cfg.Trusted
 		p.nudge = r.cfg.Trusted
 		if r.cfg.Trusted && r.cfg.Agent.RetryTemperature > r.cfg.Ollama.Temperature {
 			p.retry = r.cfg.Agent.RetryTemperature

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"flow/internal/text"
@@ -12,7 +11,7 @@ import (
 // newSession starts invocation k of the role of policy p in the run e.
 func newSession(r *env, p policy, k int) *session {
 	s := &session{r: r, p: p, k: k, model: r.cfg.ModelFor(p.role), writes: r.writes,
-		conv: newConversation(r.cfg.Agent.MaxContextChars, p.offered, r.nativeTools)}
+		conv: newConversation(r.cfg.Agent.MaxContextChars, p.offered, r.format.nativeTools)}
 	s.rules = s.newRules()
 	return s
 }
@@ -52,11 +51,8 @@ func (s *session) ready(ctx context.Context) *end {
 // the reply's record, and the admission and execution of the calls
 // (doc/design.md §6.6).
 func (s *session) turn(ctx context.Context, n int, last bool) (*turn, *end) {
-	req, note := s.p.request(s.model, s.conv), ""
-	if s.p.retry > 0 && s.r.idle && s.r.unfinished() {
-		req.Temperature = &s.p.retry
-		note = fmt.Sprintf("temperature %g: the last reply changed nothing", s.p.retry)
-	}
+	req := s.p.request(s.model, s.conv)
+	note := s.prepare(&req)
 	c, e := s.ask(ctx, n, req, note)
 	if e != nil {
 		return nil, e
@@ -83,10 +79,32 @@ func (s *session) turn(ctx context.Context, n int, last bool) (*turn, *end) {
 		s.seen.nextTurn()
 	}
 	t.wrote = s.r.writes != s.writes
-	if s.p.retry > 0 {
-		s.r.idle = len(t.calls.calls) == 0 && !t.wrote
-	}
+	s.learn(t)
 	return t, nil
+}
+
+// prepare runs the run's before-turn rules (beforeturn.go) on req and
+// joins their notes.
+func (s *session) prepare(req *model.Request) string {
+	var notes []string
+	for _, rl := range s.r.beforeTurn {
+		if n := rl.prepare(s.view(), req); n != "" {
+			notes = append(notes, n)
+		}
+	}
+	return strings.Join(notes, "; ")
+}
+
+// learn hands the turn that just ended to the before-turn rules.
+func (s *session) learn(t *turn) {
+	for _, rl := range s.r.beforeTurn {
+		rl.learn(s.view(), len(t.calls.calls), t.wrote)
+	}
+}
+
+// view is the invocation as the before-turn rules see it.
+func (s *session) view() turnView {
+	return turnView{retry: s.p.retry, unfinished: s.r.unfinished()}
 }
 
 // judge runs the after-turn rules on t: the first that decides ends the

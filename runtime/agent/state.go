@@ -78,15 +78,10 @@ type env struct {
 	// events is the run's progress sink; nil when nobody listens.
 	events  func(progress.Event)
 	windows map[string]*window // the prompt budget of each model's context window
-	// editFormat is the coder's edit format (config.EditTools or
-	// config.EditWhole), resolved when the run is set up; editWhy says why.
-	editFormat, editWhy string
-	// nativeTools: the tools are declared in each request's tools field
-	// as well as in the system prompt (agent.tool_declarations), resolved
-	// with the edit format; toolsWhy says why.
-	nativeTools bool
-	toolsWhy    string
-	changed     map[string]bool
+	// format is how the coder edits and where the tools are declared,
+	// resolved once when the run is set up.
+	format  formatChoice
+	changed map[string]bool
 	// failing are the required checks that failed when the host last ran
 	// them (the baseline, then each cycle's verification), for the
 	// coder's reminder when it changes nothing (rules.go).
@@ -94,13 +89,12 @@ type env struct {
 	// transcriptOff: recording the transcript failed once; no more is
 	// recorded.
 	transcriptOff bool
-	// idle: the coder's last reply changed no file and called no tool, so
-	// its next request is sampled at the retry temperature (policy.retry)
-	// while the task is unfinished.
-	idle    bool
-	writes  int // file changes made by tools, each edit of a file counted
-	cycles  int // the cycle under way (0 for the planner)
-	invoked int // role invocations so far (the k of synthesised call ids)
+	// beforeTurn are the run's before-turn rules (beforeturn.go), with
+	// their state, made when the run starts.
+	beforeTurn []beforeTurnRule
+	writes     int // file changes made by tools, each edit of a file counted
+	cycles     int // the cycle under way (0 for the planner)
+	invoked    int // role invocations so far (the k of synthesised call ids)
 	// edit is the current tool call's write, for its event's diff.
 	edit editCapture
 	// hostEdits are the changes the host made to files itself (mended
@@ -109,6 +103,19 @@ type env struct {
 
 	mu    sync.Mutex // guards phase and serialises events
 	phase string
+}
+
+// formatChoice is the run's choice of the coder's edit format and of where
+// the tools are declared (doc/design.md §6.7): made once when the run is
+// set up, with the sentence that says why for the report.
+type formatChoice struct {
+	// edit is config.EditTools or config.EditWhole ("" until resolved).
+	edit, editWhy string
+	// nativeTools: the tools are declared in each request's tools field
+	// as well as in the system prompt (agent.tool_declarations); false:
+	// in the system prompt alone, as text.
+	nativeTools bool
+	toolsWhy    string
 }
 
 // unfinished: the host itself knows that the task is not done — no file

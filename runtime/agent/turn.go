@@ -108,49 +108,78 @@ func (s *session) settle(c call, ex extraction) *end {
 	return nil
 }
 
+// extractorSpec is one way a role's tool calls are found in a reply, in
+// the declared precedence of [policy.extractors] (doc/design.md §6.6).
+type extractorSpec struct {
+	name    string
+	extract extractor
+	// givesWayToCode, when set, says when what this extractor found yields
+	// to the code extractors' calls, if the reply's code changes a file.
+	givesWayToCode func(ex extraction) bool
+}
+
 // extractors are the ways a role's tool calls are found, in order: the
 // API's own, then calls written as text, then (for a coder in the
 // whole-file format) the files its answer gives whole, then (for a coder
-// with agent.answer_code) the code of an answer that changed no file.
-func (p policy) extractors() []extractor {
-	return append([]extractor{nativeCalls, textCalls}, p.codeExtractors()...)
+// with agent.answer_code) the code of an answer that changed no file. The
+// first that finds any wins, except that calls written as text that
+// change files or only ask for the checks give way to the reply's code:
+// the code is the change the model means, and a call written out after it
+// is a copy a small model garbles (a wrong path, a new_string with half
+// the function); a check asked for is run by the host once the coder is
+// done.
+func (p policy) extractors() []extractorSpec {
+	specs := []extractorSpec{
+		{name: "native calls", extract: nativeCalls},
+		{name: "text calls", extract: textCalls, givesWayToCode: editsOrChecks},
+	}
+	return append(specs, p.codeExtractors()...)
 }
 
 // codeExtractors are the extractors that make calls from the code an
 // answer gives: the whole files (format whole), then the answer's code
 // (agent.answer_code).
-func (p policy) codeExtractors() []extractor {
-	var ex []extractor
+func (p policy) codeExtractors() []extractorSpec {
+	var ex []extractorSpec
 	if p.whole {
-		ex = append(ex, wholeCalls)
+		ex = append(ex, extractorSpec{name: "whole files", extract: wholeCalls})
 	}
 	if p.answerCode {
-		ex = append(ex, codeCalls)
+		ex = append(ex, extractorSpec{name: "answer code", extract: codeCalls})
 	}
 	return ex
 }
 
-// extract returns the reply's tool calls from the first extractor that
-// finds any. Calls written as text that change files or only ask for the
-// checks give way to the reply's code when that code changes files
-// (doc/design.md §6.6): the code is the change the model means, and a
-// call written out after it is a copy a small model garbles (a wrong
-// path, a new_string with half the function); a check asked for is run
-// by the host once the coder is done.
+// editsOrChecks: the calls change files, or only ask for the checks.
+func editsOrChecks(ex extraction) bool { return onlyChecks(ex.calls) || triedEdit(ex.calls) }
+
+// extract returns the reply's tool calls by the precedence of
+// [policy.extractors].
 func (s *session) extract(ctx context.Context, resp model.Response) extraction {
 	for _, x := range s.p.extractors() {
-		if ex, ok := x(ctx, s, resp); ok {
-			if ex.source == fromText && (onlyChecks(ex.calls) || triedEdit(ex.calls)) {
-				for _, cx := range s.p.codeExtractors() {
-					if code, ok := cx(ctx, s, resp); ok && len(code.refused) < len(code.calls) {
-						return code
-					}
-				}
-			}
-			return ex
+		ex, ok := x.extract(ctx, s, resp)
+		if !ok {
+			continue
 		}
+		if x.givesWayToCode != nil && x.givesWayToCode(ex) {
+			if code, ok := s.codeChange(ctx, resp); ok {
+				return code
+			}
+		}
+		return ex
 	}
 	return extraction{}
+}
+
+// codeChange returns the calls of the first code extractor whose calls
+// are not all refused.
+func (s *session) codeChange(ctx context.Context, resp model.Response) (extraction, bool) {
+	for _, cx := range s.p.codeExtractors() {
+		if code, ok := cx.extract(ctx, s, resp); ok && len(code.refused) < len(code.calls) {
+			return code, true
+		}
+	}
+	return extraction{}, false
 }
 
 // triedEdit says whether calls include one that changes a file.
