@@ -99,8 +99,16 @@ var checkKinds = map[string]bool{
 // returns nil or an *[Error] listing every problem. It does not look at the
 // file system: Workspace is not checked.
 func (c *Config) Validate() error {
+	p := validateOllama(&c.Ollama)
+	p = append(p, validateAgent(&c.Agent)...)
+	p = append(p, validateChecks(c.Checks)...)
+	p = append(p, validateVerify(&c.Verify)...)
+	return p.err()
+}
+
+// validateOllama returns the problems of the [ollama] values.
+func validateOllama(o *Ollama) problems {
 	var p problems
-	o := &c.Ollama
 	if msg := checkBaseURL(o.BaseURL, o.AllowRemote); msg != "" {
 		p.add("%s", msg)
 	}
@@ -113,35 +121,49 @@ func (c *Config) Validate() error {
 	if !temperatureRange.contains(o.Temperature) {
 		p.add("%s", temperatureRange.message("ollama.temperature"))
 	}
-	if !temperatureRange.contains(c.Agent.RetryTemperature) {
-		p.add("%s", temperatureRange.message("agent.retry_temperature"))
-	}
 	if !contextLengthRange.contains(int64(o.ContextLength)) {
 		p.add("%s", contextLengthRange.message("ollama.context_length"))
 	}
 	if !modelTimeoutRange.contains(o.Timeout) {
 		p.add("%s", modelTimeoutRange.message("ollama.timeout"))
 	}
+	return p
+}
+
+// validateAgent returns the problems of the [agent] values; an empty
+// choice (a Config built by code) stands for its default.
+func validateAgent(a *Agent) problems {
+	var p problems
+	if !temperatureRange.contains(a.RetryTemperature) {
+		p.add("%s", temperatureRange.message("agent.retry_temperature"))
+	}
 	for _, f := range agentFields {
-		if !f.rng.contains(int64(*f.field(&c.Agent))) {
+		if !f.rng.contains(int64(*f.field(a))) {
 			p.add("%s", f.rng.message("agent."+f.name))
 		}
 	}
-	if c.Agent.Planner != "" && !validPlanner(c.Agent.Planner) { // "" (a Config built by code): auto
+	if a.Planner != "" && !validPlanner(a.Planner) {
 		p.add("%s", plannerMessage)
 	}
-	if c.Agent.EditFormat != "" && !validEditFormat(c.Agent.EditFormat) {
+	if a.EditFormat != "" && !validEditFormat(a.EditFormat) {
 		p.add("%s", editFormatMessage)
 	}
-	if c.Agent.ToolDeclarations != "" && !validToolDeclarations(c.Agent.ToolDeclarations) {
+	if a.ToolDeclarations != "" && !validToolDeclarations(a.ToolDeclarations) {
 		p.add("%s", toolDeclarationsMessage)
 	}
-	if len(c.Checks) > MaxChecks {
+	return p
+}
+
+// validateChecks returns the problems of the checks: their number, names
+// and values.
+func validateChecks(checks []Check) problems {
+	var p problems
+	if len(checks) > MaxChecks {
 		p.add("%s", tooManyChecks)
 	}
-	seen := make(map[string]bool, len(c.Checks))
-	for i := range c.Checks {
-		ch := &c.Checks[i]
+	seen := make(map[string]bool, len(checks))
+	for i := range checks {
+		ch := &checks[i]
 		if !validCheckName(ch.Name) {
 			p.add("%s", checkNameMessage(ch.Name))
 			continue
@@ -152,8 +174,7 @@ func (c *Config) Validate() error {
 		seen[ch.Name] = true
 		p = append(p, validateCheck(ch)...)
 	}
-	p = append(p, validateVerify(&c.Verify)...)
-	return p.err()
+	return p
 }
 
 // validateCheck returns the value problems of one check with a valid name.
@@ -237,15 +258,45 @@ func checkBaseURL(raw string, allowRemote bool) string {
 		}
 		return baseURLPrefix + err.Error()
 	}
-	if p := strings.TrimSuffix(u.EscapedPath(), "/"); (u.Scheme == "http" || u.Scheme == "https") &&
-		u.Hostname() != "" && u.User == nil && !strings.ContainsAny(raw, "?#") && (p == "/v1" || p == "/api") {
-		return baseURLPrefix + fmt.Sprintf("drop the path %q: base_url is the server's origin (for example http://127.0.0.1:11434) and flow adds %s itself (set api = \"openai\" for the OpenAI-compatible API)", p, p)
+	if msg := apiPathMessage(raw, u); msg != "" {
+		return msg
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Opaque != "" || u.User != nil ||
-		strings.ContainsAny(raw, "?#") || (u.EscapedPath() != "" && u.EscapedPath() != "/") ||
-		u.Hostname() == "" {
+	if !isOrigin(raw, u) {
 		return baseURLShape
 	}
+	if msg := portMessage(u); msg != "" {
+		return msg
+	}
+	if !allowRemote && !isLoopback(u.Hostname()) {
+		return baseURLRemote
+	}
+	return ""
+}
+
+// webURL: an http or https URL with a host, no user and no query or
+// fragment.
+func webURL(raw string, u *url.URL) bool {
+	return (u.Scheme == "http" || u.Scheme == "https") && u.Hostname() != "" && u.User == nil && !strings.ContainsAny(raw, "?#")
+}
+
+// apiPathMessage explains a base URL that is an origin with the API's
+// path added (…/v1, …/api), the common mistake; "" for any other URL.
+func apiPathMessage(raw string, u *url.URL) string {
+	p := strings.TrimSuffix(u.EscapedPath(), "/")
+	if !webURL(raw, u) || (p != "/v1" && p != "/api") {
+		return ""
+	}
+	return baseURLPrefix + fmt.Sprintf("drop the path %q: base_url is the server's origin (for example http://127.0.0.1:11434) and flow adds %s itself (set api = \"openai\" for the OpenAI-compatible API)", p, p)
+}
+
+// isOrigin: the URL is a web origin, with no path beyond "/".
+func isOrigin(raw string, u *url.URL) bool {
+	return webURL(raw, u) && u.Opaque == "" && (u.EscapedPath() == "" || u.EscapedPath() == "/")
+}
+
+// portMessage refuses an empty or invalid port; "" when the port is fine
+// or absent.
+func portMessage(u *url.URL) string {
 	if strings.HasSuffix(u.Host, ":") {
 		return baseURLPrefix + "empty port"
 	}
@@ -253,9 +304,6 @@ func checkBaseURL(raw string, allowRemote bool) string {
 		if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
 			return baseURLPrefix + "invalid port " + strconv.Quote(port)
 		}
-	}
-	if !allowRemote && !isLoopback(u.Hostname()) {
-		return baseURLRemote
 	}
 	return ""
 }
