@@ -212,16 +212,50 @@ func (w *walker) walkDir(dirfd int, comps []string, patterns []gitignore.Pattern
 	if len(patterns) > 0 {
 		matcher = gitignore.NewMatcher(patterns)
 	}
+	entries, err := listEntries(dirfd, w.buf)
+	if err != nil {
+		return err
+	}
+	prefix := strings.Join(comps, "/")
+	child := make([]string, len(comps)+1)
+	copy(child, comps)
+	for _, e := range entries {
+		if err := w.count(); err != nil {
+			return err
+		}
+		rel := e.name
+		if prefix != "" {
+			rel = prefix + "/" + e.name
+		}
+		child[len(comps)] = e.name
+		ignored := func(isDir bool) bool { return matcher != nil && matcher.Match(child, isDir) }
+		switch {
+		case e.isDir:
+			err = w.visitDir(dirfd, e.name, rel, child, ignored, patterns)
+		case e.typ == unix.DT_REG:
+			err = w.visitFile(dirfd, e.name, rel, ignored)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// listEntries reads the entries of the directory dirfd, sorted so that the
+// walk yields paths in sorted string order; an entry whose type the
+// directory does not say and that cannot be stat'ed is left out.
+func listEntries(dirfd int, buf []byte) ([]entry, error) {
 	// Read through a separate descriptor: walkDir's dirfd is also used
 	// for openat, and getdents moves the offset.
 	listfd, err := unix.Openat(dirfd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	raw, err := readEntries(listfd, w.buf)
+	raw, err := readEntries(listfd, buf)
 	unix.Close(listfd)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	entries := make([]entry, 0, len(raw))
 	for _, r := range raw {
@@ -237,76 +271,62 @@ func (w *walker) walkDir(dirfd int, comps []string, patterns []gitignore.Pattern
 		entries = append(entries, e)
 	}
 	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.key(), b.key()) })
+	return entries, nil
+}
 
-	prefix := strings.Join(comps, "/")
-	child := make([]string, len(comps)+1)
-	copy(child, comps)
-	for _, e := range entries {
-		if w.maxVisited > 0 && w.visited >= w.maxVisited {
-			w.truncated = true
-			return errStop
-		}
-		w.visited++
-		if w.visited%64 == 0 {
-			if err := w.ctx.Err(); err != nil {
-				return err
-			}
-		}
-		rel := e.name
-		if prefix != "" {
-			rel = prefix + "/" + e.name
-		}
-		child[len(comps)] = e.name
-		switch {
-		case e.isDir:
-			if skipDir(e.name) || len(child) >= MaxPathComponents || !validRel(rel) {
-				continue
-			}
-			if matcher != nil && matcher.Match(child, true) {
-				continue
-			}
-			fd, err := w.d.openComp(dirfd, e.name, dirFlags)
-			if err != nil {
-				continue // replaced by a symlink, unreadable, gone
-			}
-			if w.isPrivate(rel, fd, nil) {
-				unix.Close(fd)
-				continue
-			}
-			err = w.walkDir(fd, slices.Clone(child), patterns)
-			unix.Close(fd)
-			if err != nil {
-				return err
-			}
-		case e.typ == unix.DT_REG:
-			if _, temp := parseTempName(e.name); temp || !validRel(rel) {
-				continue
-			}
-			if matcher != nil && matcher.Match(child, false) {
-				continue
-			}
-			if w.noStat {
-				// Without a stat, private files are left out by name here
-				// and by identity when they are opened.
-				if underAny(w.d.privateRel, rel) {
-					continue
-				}
-				if err := w.fn(rel, nil); err != nil {
-					return err
-				}
-				continue
-			}
-			var st unix.Stat_t
-			if unix.Fstatat(dirfd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil ||
-				regularRule(&st, "read") != nil || w.isPrivate(rel, -1, &st) {
-				continue
-			}
-			if err := w.fn(rel, &st); err != nil {
-				return err
-			}
-		}
+// count counts one visited entry: errStop past the walk's bound, the
+// context's error every 64 entries once it is done.
+func (w *walker) count() error {
+	if w.maxVisited > 0 && w.visited >= w.maxVisited {
+		w.truncated = true
+		return errStop
+	}
+	w.visited++
+	if w.visited%64 == 0 {
+		return w.ctx.Err()
 	}
 	return nil
+}
+
+// visitDir walks the subdirectory name of dirfd (path rel, components
+// child), unless it is skipped, too deep, ignored, not a plain directory
+// any more, or private.
+func (w *walker) visitDir(dirfd int, name, rel string, child []string, ignored func(isDir bool) bool, patterns []gitignore.Pattern) error {
+	if skipDir(name) || len(child) >= MaxPathComponents || !validRel(rel) || ignored(true) {
+		return nil
+	}
+	fd, err := w.d.openComp(dirfd, name, dirFlags)
+	if err != nil {
+		return nil // replaced by a symlink, unreadable, gone
+	}
+	defer unix.Close(fd)
+	if w.isPrivate(rel, fd, nil) {
+		return nil
+	}
+	return w.walkDir(fd, slices.Clone(child), patterns)
+}
+
+// visitFile hands the regular file name of dirfd (path rel) to the walk's
+// function, unless it is one of flow's temporary files, ignored, private,
+// or no longer a regular, singly linked file.
+func (w *walker) visitFile(dirfd int, name, rel string, ignored func(isDir bool) bool) error {
+	if _, temp := parseTempName(name); temp || !validRel(rel) || ignored(false) {
+		return nil
+	}
+	if w.noStat {
+		// Without a stat, private files are left out by name here and by
+		// identity when they are opened.
+		if underAny(w.d.privateRel, rel) {
+			return nil
+		}
+		return w.fn(rel, nil)
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil ||
+		regularRule(&st, "read") != nil || w.isPrivate(rel, -1, &st) {
+		return nil
+	}
+	return w.fn(rel, &st)
 }
 
 // isPrivate reports whether the walked entry rel (a directory open as fd, or
