@@ -65,36 +65,95 @@ type outcome struct {
 // kill cannot hit an unrelated process.
 func execute(ctx context.Context, root string, argv, env []string, timeout time.Duration) outcome {
 	out := outcome{stdout: newTail(OutputTail), stderr: newTail(OutputTail)}
-	if len(argv) == 0 {
-		return out.fail(report.StatusError, "check has an empty command")
+	root, path, status, msg := resolveCommand(root, argv)
+	if status != "" {
+		return out.fail(status, msg)
 	}
-	if root == "" {
-		return out.fail(report.StatusError, "check runner has no workspace root")
-	}
-	root, err := filepath.Abs(root)
+	p, err := newPipes()
 	if err != nil {
 		return out.fail(report.StatusError, err.Error())
 	}
-	if fi, err := os.Stat(root); err != nil {
-		return out.fail(report.StatusUnavailable, err.Error())
-	} else if !fi.IsDir() {
-		return out.fail(report.StatusUnavailable, fmt.Sprintf("workspace root %s is not a directory", root))
+	cmd, cg, startErr := startCheck(path, argv, root, env, p)
+	// The child has its own copies of the write ends (or never started);
+	// closing ours lets the readers see EOF once the group is gone.
+	p.outW.Close()
+	p.errW.Close()
+	if startErr != nil {
+		p.outR.Close()
+		p.errR.Close()
+		return out.fail(startStatus(startErr), startErr.Error())
 	}
-	path, err := lookExecutable(root, argv[0])
-	if err != nil {
-		return out.fail(report.StatusUnavailable, err.Error())
-	}
+	pid := cmd.Process.Pid
 
+	var readers sync.WaitGroup
+	readers.Go(func() { readAll(p.outR, out.stdout) })
+	readers.Go(func() { readAll(p.errR, out.stderr) })
+
+	exited := make(chan error, 1)
+	go func() { exited <- waitExited(pid) }()
+
+	out.status, out.err = awaitExit(ctx, timeout, exited)
+	if out.status != "" && !terminate(pid, exited) {
+		// The child survived SIGKILL (uninterruptible sleep).
+		abandon(cmd, cg, exited, &readers, p)
+		out.status, out.err = report.StatusError, fmt.Sprintf("check process %d did not exit after SIGKILL", pid)
+		return out
+	}
+	waitErr := killAndReap(cmd, cg)
+	stopReading(&readers, p.outR, p.errR, drainGrace)
+	if out.status != "" {
+		return out // timeout or cancelled: the exit status is not the check's verdict
+	}
+	return out.verdict(cmd.ProcessState, waitErr)
+}
+
+// resolveCommand checks the workspace root and finds the check's
+// executable: the absolute root and the executable's path, or the status
+// and message of the check that cannot start.
+func resolveCommand(root string, argv []string) (absRoot, path, status, msg string) {
+	if len(argv) == 0 {
+		return "", "", report.StatusError, "check has an empty command"
+	}
+	if root == "" {
+		return "", "", report.StatusError, "check runner has no workspace root"
+	}
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return "", "", report.StatusError, err.Error()
+	}
+	if fi, err := os.Stat(root); err != nil {
+		return "", "", report.StatusUnavailable, err.Error()
+	} else if !fi.IsDir() {
+		return "", "", report.StatusUnavailable, fmt.Sprintf("workspace root %s is not a directory", root)
+	}
+	path, err = lookExecutable(root, argv[0])
+	if err != nil {
+		return "", "", report.StatusUnavailable, err.Error()
+	}
+	return root, path, "", ""
+}
+
+// checkPipes are the check's stdout and stderr pipes.
+type checkPipes struct{ outR, outW, errR, errW *os.File }
+
+func newPipes() (*checkPipes, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		return out.fail(report.StatusError, fmt.Sprintf("create stdout pipe: %v", err))
+		return nil, fmt.Errorf("create stdout pipe: %v", err)
 	}
 	errR, errW, err := os.Pipe()
 	if err != nil {
 		outR.Close()
 		outW.Close()
-		return out.fail(report.StatusError, fmt.Sprintf("create stderr pipe: %v", err))
+		return nil, fmt.Errorf("create stderr pipe: %v", err)
 	}
+	return &checkPipes{outR: outR, outW: outW, errR: errR, errW: errW}, nil
+}
+
+// startCheck starts the check in a process group of its own and, where
+// cgroup v2 allows it, in a cgroup of its own; when the cgroup is refused
+// it starts the check without one.
+func startCheck(path string, argv []string, root string, env []string, p *checkPipes) (*exec.Cmd, *checkCgroup, error) {
 	newCmd := func() *exec.Cmd {
 		return &exec.Cmd{
 			Path: path,
@@ -102,8 +161,8 @@ func execute(ctx context.Context, root string, argv, env []string, timeout time.
 			Dir:  root,
 			Env:  env,
 			// Stdin nil: os/exec connects the null device.
-			Stdout: outW,
-			Stderr: errW,
+			Stdout: p.outW,
+			Stderr: p.errW,
 			SysProcAttr: &syscall.SysProcAttr{
 				Setpgid: true, // own group, pgid = pid
 				// Pdeathsig fires when the OS thread that started the
@@ -122,88 +181,82 @@ func execute(ctx context.Context, root string, argv, env []string, timeout time.
 	if cg != nil {
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.fd
 	}
-	startErr := startRegistered(cmd.Start, func() int { return cmd.Process.Pid })
-	if startErr != nil && cg != nil {
+	err := startRegistered(cmd.Start, func() int { return cmd.Process.Pid })
+	if err != nil && cg != nil {
 		// The cgroup may be refused (no clone3, no permission to move a
 		// process there): run the check without it.
 		cg.remove()
 		cg = nil
 		cmd = newCmd()
-		startErr = startRegistered(cmd.Start, func() int { return cmd.Process.Pid })
+		err = startRegistered(cmd.Start, func() int { return cmd.Process.Pid })
 	}
-	// The child has its own copies of the write ends (or never started);
-	// closing ours lets the readers see EOF once the group is gone.
-	outW.Close()
-	errW.Close()
-	if startErr != nil {
-		outR.Close()
-		errR.Close()
-		return out.fail(startStatus(startErr), startErr.Error())
-	}
-	pid := cmd.Process.Pid
+	return cmd, cg, err
+}
 
-	var readers sync.WaitGroup
-	readers.Go(func() { readAll(outR, out.stdout) })
-	readers.Go(func() { readAll(errR, out.stderr) })
-
-	exited := make(chan error, 1)
-	go func() { exited <- waitExited(pid) }()
-
+// awaitExit waits for the direct child's exit, the timeout or the
+// context: "" when the child exited, else the status and message of the
+// check that was stopped.
+func awaitExit(ctx context.Context, timeout time.Duration, exited <-chan error) (status, msg string) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
 	case <-exited:
+		return "", ""
 	case <-timer.C:
-		out.status, out.err = report.StatusTimeout, fmt.Sprintf("Check exceeded %dms", timeout.Milliseconds())
+		return report.StatusTimeout, fmt.Sprintf("Check exceeded %dms", timeout.Milliseconds())
 	case <-ctx.Done():
-		out.status, out.err = report.StatusCancelled, "check cancelled"
+		return report.StatusCancelled, "check cancelled"
 	}
-	if out.status != "" {
-		if !terminate(pid, exited) {
-			// The child survived SIGKILL (uninterruptible sleep). Reap it
-			// whenever it dies, and stop reading now.
-			cg.kill()
-			killLeftovers(pid, cg.pathOf())
-			go func() {
-				<-exited
-				_ = cmd.Wait()
-				unregister(pid)
-				cg.remove()
-			}()
-			stopReading(&readers, outR, errR, 0)
-			out.status, out.err = report.StatusError, fmt.Sprintf("check process %d did not exit after SIGKILL", pid)
-			return out
-		}
-	}
-	killGroup(pid)
-	// Processes that left the group (setsid, setpgid) and every child they
-	// left to flow: killed and reaped, so none keeps the pipes open. The
-	// check's cgroup, when it has one, goes first: it also holds what
-	// joined flow's own process group.
+}
+
+// abandon gives up on a child that survived SIGKILL: what else the check
+// started is killed now, the child is reaped whenever it dies, and the
+// output is no longer read.
+func abandon(cmd *exec.Cmd, cg *checkCgroup, exited <-chan error, readers *sync.WaitGroup, p *checkPipes) {
+	pid := cmd.Process.Pid
 	cg.kill()
 	killLeftovers(pid, cg.pathOf())
-	waitErr := cmd.Wait() // reaps the zombie
+	go func() {
+		<-exited
+		_ = cmd.Wait()
+		unregister(pid)
+		cg.remove()
+	}()
+	stopReading(readers, p.outR, p.errR, 0)
+}
+
+// killAndReap kills the check's group and everything else it started, then
+// reaps the direct child and returns its wait error. Processes that left
+// the group (setsid, setpgid) and every child they left to flow are killed
+// and reaped, so none keeps the pipes open; the check's cgroup, when it has
+// one, goes first: it also holds what joined flow's own process group.
+func killAndReap(cmd *exec.Cmd, cg *checkCgroup) error {
+	pid := cmd.Process.Pid
+	killGroup(pid)
+	cg.kill()
+	killLeftovers(pid, cg.pathOf())
+	err := cmd.Wait() // reaps the zombie
 	unregister(pid)
 	cg.remove()
-	stopReading(&readers, outR, errR, drainGrace)
+	return err
+}
 
-	if out.status != "" {
-		return out // timeout or cancelled: the exit status is not the check's verdict
-	}
-	st := cmd.ProcessState
+// verdict is the outcome of a check whose child exited: its exit code
+// decides ok or failed.
+func (o outcome) verdict(st *os.ProcessState, waitErr error) outcome {
 	if st == nil {
-		return out.fail(report.StatusError, fmt.Sprintf("wait for check: %v", waitErr))
+		return o.fail(report.StatusError, fmt.Sprintf("wait for check: %v", waitErr))
 	}
 	code, ok := exitCode(st)
 	if !ok {
-		return out.fail(report.StatusError, fmt.Sprintf("check ended without an exit status: %v", st))
+		return o.fail(report.StatusError, fmt.Sprintf("check ended without an exit status: %v", st))
 	}
-	out.returncode = &code
-	out.status = report.StatusFailed
+	o.returncode = &code
+	o.status = report.StatusFailed
 	if code == 0 {
-		out.status = report.StatusOK
+		o.status = report.StatusOK
 	}
-	return out
+	return o
 }
 
 // fail sets status and message and returns o.
