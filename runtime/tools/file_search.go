@@ -247,93 +247,141 @@ func skipReason(err error) string {
 // maxLineBytes) only if it holds the literal every match contains; one
 // without it cannot match and is read past in pieces.
 func (s *searcher) stream(ctx context.Context, p string, r io.ReadSeeker, buf *[]byte) fileFound {
-	fs := fileScan{s: s, p: p, line: 1}
-	b := *buf
-	filled := 0
-	var base int64             // file offset of b[0]
-	var lineStart int64 = -1   // offset of the long line being read past
-	var holdWhole int64 = -1   // offset of a long line to hold whole
-	skipping := false          // b holds the end of that line, after lineStart
-	keep := len(s.literal) - 1 // bytes kept between pieces when skipping
+	fs := &fileScan{s: s, p: p, line: 1}
+	ls := &lineStream{s: s, r: r, buf: buf, b: *buf, lineStart: -1, holdWhole: -1, keep: len(s.literal) - 1}
 	for {
-		eof := false
-		for filled < len(b) {
-			n, err := r.Read(b[filled:])
-			filled += n
-			if err == io.EOF {
-				eof = true
-				break
-			}
-			if err != nil {
-				fs.found.skip = "unreadable: " + err.Error()
-				return fs.found
-			}
+		if err := ls.fill(); err != nil {
+			fs.found.skip = "unreadable: " + err.Error()
+			return fs.found
 		}
 		if !fs.sniffed {
-			fs.sniff(b[:filled])
+			fs.sniff(ls.b[:ls.filled])
 		}
 		if ctx.Err() != nil {
 			return fs.found // the search's deadline or cancellation ends it
 		}
-		if skipping {
-			nl := bytes.IndexByte(b[:filled], '\n')
-			end := filled
-			if nl >= 0 {
-				end = nl
-			}
-			switch {
-			case s.find.index(b[:end]) >= 0:
-				// The line may match after all: read it again, whole.
-				if _, err := r.Seek(lineStart, io.SeekStart); err != nil {
-					fs.found.skip = "unreadable: " + err.Error()
-					return fs.found
-				}
-				base, filled, skipping, holdWhole = lineStart, 0, false, lineStart
-			case nl < 0 && eof:
-				return fs.found // the last line, without the literal
-			case nl < 0:
-				n := copy(b, b[filled-keep:filled])
-				base += int64(filled - n)
-				filled = n
-			default:
-				// The long line ends here, without the literal.
-				fs.line++
-				skipping = false
-				filled = copy(b, b[nl+1:filled])
-				base += int64(nl + 1)
-			}
-			continue
+		step := ls.scan
+		if ls.skipping {
+			step = ls.skip
 		}
-		end := filled
-		if !eof {
-			nl := bytes.LastIndexByte(b[:filled], '\n')
-			if nl < 0 {
-				// One line fills the buffer.
-				if s.literal != nil && base != holdWhole && s.find.index(b[:filled]) < 0 {
-					lineStart, skipping = base, true
-					n := copy(b, b[filled-keep:filled])
-					base += int64(filled - n)
-					filled = n
-					continue
-				}
-				if len(b) >= maxLineBytes {
-					fs.found.skip = fmt.Sprintf("line %d is longer than %d bytes; searched up to it", fs.line, maxLineBytes)
-					return fs.found
-				}
-				bigger := make([]byte, 2*len(b))
-				copy(bigger, b[:filled])
-				b = bigger
-				*buf = b
-				continue
-			}
-			end = nl + 1
-		}
-		if !fs.feed(b[:end], eof) || eof {
+		if done := step(fs); done {
 			return fs.found
 		}
-		filled = copy(b, b[end:filled])
-		base += int64(end)
 	}
+}
+
+// lineStream is the buffer of [searcher.stream]: b[:filled] holds the
+// file from offset base on.
+type lineStream struct {
+	s      *searcher
+	r      io.ReadSeeker
+	buf    *[]byte // the caller's buffer, replaced when b grows
+	b      []byte
+	filled int
+	eof    bool  // the last fill reached the end of the file
+	base   int64 // file offset of b[0]
+	// lineStart is the offset of the long line being read past, holdWhole
+	// that of a long line to hold whole (-1: none); skipping: b holds the
+	// end of that line, after lineStart.
+	lineStart, holdWhole int64
+	skipping             bool
+	keep                 int // bytes kept between pieces when skipping
+}
+
+// fill reads until the buffer is full or the file ends.
+func (ls *lineStream) fill() error {
+	ls.eof = false
+	for ls.filled < len(ls.b) {
+		n, err := ls.r.Read(ls.b[ls.filled:])
+		ls.filled += n
+		if err == io.EOF {
+			ls.eof = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keepTail keeps only the last keep bytes, which a literal may straddle.
+func (ls *lineStream) keepTail() {
+	n := copy(ls.b, ls.b[ls.filled-ls.keep:ls.filled])
+	ls.base += int64(ls.filled - n)
+	ls.filled = n
+}
+
+// skip reads past a long line in pieces until it ends, or until it turns
+// out to hold the literal: then it is read again, whole. It reports
+// whether the file is done.
+func (ls *lineStream) skip(fs *fileScan) bool {
+	b := ls.b[:ls.filled]
+	nl := bytes.IndexByte(b, '\n')
+	end := ls.filled
+	if nl >= 0 {
+		end = nl
+	}
+	switch {
+	case ls.s.find.index(b[:end]) >= 0:
+		// The line may match after all: read it again, whole.
+		if _, err := ls.r.Seek(ls.lineStart, io.SeekStart); err != nil {
+			fs.found.skip = "unreadable: " + err.Error()
+			return true
+		}
+		ls.base, ls.filled, ls.skipping, ls.holdWhole = ls.lineStart, 0, false, ls.lineStart
+	case nl < 0 && ls.eof:
+		return true // the last line, without the literal
+	case nl < 0:
+		ls.keepTail()
+	default:
+		// The long line ends here, without the literal.
+		fs.line++
+		ls.skipping = false
+		ls.filled = copy(ls.b, ls.b[nl+1:ls.filled])
+		ls.base += int64(nl + 1)
+	}
+	return false
+}
+
+// scan feeds the buffer's whole lines to the file's search and keeps the
+// partial last line for the next fill. It reports whether the file is
+// done.
+func (ls *lineStream) scan(fs *fileScan) bool {
+	end := ls.filled
+	if !ls.eof {
+		nl := bytes.LastIndexByte(ls.b[:ls.filled], '\n')
+		if nl < 0 {
+			return ls.longLine(fs)
+		}
+		end = nl + 1
+	}
+	if !fs.feed(ls.b[:end], ls.eof) || ls.eof {
+		return true
+	}
+	ls.filled = copy(ls.b, ls.b[end:ls.filled])
+	ls.base += int64(end)
+	return false
+}
+
+// longLine handles one line that fills the buffer: read past it when it
+// cannot hold the literal, else grow the buffer up to maxLineBytes.
+func (ls *lineStream) longLine(fs *fileScan) bool {
+	s := ls.s
+	if s.literal != nil && ls.base != ls.holdWhole && s.find.index(ls.b[:ls.filled]) < 0 {
+		ls.lineStart, ls.skipping = ls.base, true
+		ls.keepTail()
+		return false
+	}
+	if len(ls.b) >= maxLineBytes {
+		fs.found.skip = fmt.Sprintf("line %d is longer than %d bytes; searched up to it", fs.line, maxLineBytes)
+		return true
+	}
+	bigger := make([]byte, 2*len(ls.b))
+	copy(bigger, ls.b[:ls.filled])
+	ls.b = bigger
+	*ls.buf = bigger
+	return false
 }
 
 // fileScan is the state of searching one file fed in chunks of whole lines.
