@@ -498,110 +498,152 @@ func (s *searcher) run(ctx context.Context, fsys bufferfs.FS, deadline time.Time
 		return err
 	}
 	defer done()
-	// Paths go to the workers in batches, which keeps the hand-offs
-	// between goroutines few next to the files.
-	type job struct {
-		idx   int
-		paths []string
-	}
-	jobs := make(chan job, 8)
-	found := make(chan []fileFound, 8)
-	enough := make(chan struct{}) // closed once the match limit is reached
+	sr := &searchRun{s: s, ctx: ctx, wctx: wctx, deadline: deadline, src: src,
+		jobs: make(chan searchJob, 8), found: make(chan []fileFound, 8), enough: make(chan struct{})}
 	var workers sync.WaitGroup
 	for range max(2, runtime.GOMAXPROCS(0)) {
-		workers.Go(func() {
-			buf := getBuf()
-			defer putBuf(buf)
-			for j := range jobs {
-				rs := make([]fileFound, len(j.paths))
-				for i, p := range j.paths {
-					if wctx.Err() == nil {
-						rs[i] = s.searchPath(wctx, src, p, buf)
-					}
-					// The deadline cut this file's search short, or it came
-					// before it started.
-					rs[i].timedOut = wctx.Err() != nil && ctx.Err() == nil
-					rs[i].idx, rs[i].path = j.idx+i, p
-				}
-				found <- rs
-			}
-		})
+		workers.Go(sr.work)
 	}
 	committed := make(chan struct{})
 	go func() {
 		defer close(committed)
-		pending := map[int]fileFound{}
-		next, full := 0, false
-		for rs := range found {
-			for _, r := range rs {
-				pending[r.idx] = r
-			}
-			for r, ok := pending[next]; ok; r, ok = pending[next] {
-				delete(pending, next)
-				next++
-				if full {
-					continue
-				}
-				s.commit(r)
-				if len(s.matches) >= s.limit {
-					full = true
-					close(enough)
-				}
-			}
-		}
+		sr.commitInOrder()
 	}()
-
-	n := 0
-	var batch []string
-	send := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		select {
-		case jobs <- job{n, batch}:
-			n += len(batch)
-			batch = make([]string, 0, searchBatch)
-			return nil
-		case <-enough:
-			return fs.SkipAll
-		case <-wctx.Done():
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			s.timedOut = true
-			return fs.SkipAll
-		}
-	}
-	visit := func(p string) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if wctx.Err() != nil || !time.Now().Before(deadline) {
-			s.timedOut = true
-			return fs.SkipAll
-		}
-		if s.glob != nil && !s.globMatch(p) {
-			return nil
-		}
-		batch = append(batch, p)
-		if len(batch) < searchBatch {
-			return nil
-		}
-		return send()
-	}
-	var walkErr error
-	if src.scan != nil {
-		walkErr = src.scan.Walk(wctx, s.dir, visit)
-	} else {
-		walkErr = fsys.Walk(wctx, s.dir, func(p string, _ bufferfs.Info) error { return visit(p) })
-	}
-	if walkErr == nil {
-		walkErr = send()
-	}
-	close(jobs)
+	walkErr := sr.walk(fsys)
+	close(sr.jobs)
 	workers.Wait()
-	close(found)
+	close(sr.found)
 	<-committed
+	return sr.finish(fsys, walkErr)
+}
+
+// searchJob is a batch of paths for a worker: paths go to the workers in
+// batches, which keeps the hand-offs between goroutines few next to the
+// files. idx is the walk's index of the first.
+type searchJob struct {
+	idx   int
+	paths []string
+}
+
+// searchRun is one [searcher.run]: the walk hands batches of paths to the
+// workers, whose results are committed in walk order until the match
+// limit is reached.
+type searchRun struct {
+	s        *searcher
+	ctx      context.Context // the caller's: its end is an error
+	wctx     context.Context // with the search's deadline: its end is a time-out
+	deadline time.Time
+	src      source
+	jobs     chan searchJob
+	found    chan []fileFound
+	enough   chan struct{} // closed once the match limit is reached
+	n        int           // paths sent so far
+	batch    []string
+}
+
+// work searches the files of each job it receives.
+func (sr *searchRun) work() {
+	buf := getBuf()
+	defer putBuf(buf)
+	for j := range sr.jobs {
+		rs := make([]fileFound, len(j.paths))
+		for i, p := range j.paths {
+			if sr.wctx.Err() == nil {
+				rs[i] = sr.s.searchPath(sr.wctx, sr.src, p, buf)
+			}
+			// The deadline cut this file's search short, or it came
+			// before it started.
+			rs[i].timedOut = sr.wctx.Err() != nil && sr.ctx.Err() == nil
+			rs[i].idx, rs[i].path = j.idx+i, p
+		}
+		sr.found <- rs
+	}
+}
+
+// commitInOrder commits the workers' results in walk order, and closes
+// enough once the matches reach the limit (the rest is drained unread).
+func (sr *searchRun) commitInOrder() {
+	pending := map[int]fileFound{}
+	next, full := 0, false
+	for rs := range sr.found {
+		for _, r := range rs {
+			pending[r.idx] = r
+		}
+		for r, ok := pending[next]; ok; r, ok = pending[next] {
+			delete(pending, next)
+			next++
+			if full {
+				continue
+			}
+			sr.s.commit(r)
+			if len(sr.s.matches) >= sr.s.limit {
+				full = true
+				close(sr.enough)
+			}
+		}
+	}
+}
+
+// send hands the current batch to the workers; fs.SkipAll ends the walk
+// once enough matched or the deadline passed.
+func (sr *searchRun) send() error {
+	if len(sr.batch) == 0 {
+		return nil
+	}
+	select {
+	case sr.jobs <- searchJob{sr.n, sr.batch}:
+		sr.n += len(sr.batch)
+		sr.batch = make([]string, 0, searchBatch)
+		return nil
+	case <-sr.enough:
+		return fs.SkipAll
+	case <-sr.wctx.Done():
+		if sr.ctx.Err() != nil {
+			return sr.ctx.Err()
+		}
+		sr.s.timedOut = true
+		return fs.SkipAll
+	}
+}
+
+// visit is the walk's function: a path the glob keeps joins the batch.
+func (sr *searchRun) visit(p string) error {
+	if err := sr.ctx.Err(); err != nil {
+		return err
+	}
+	if sr.wctx.Err() != nil || !time.Now().Before(sr.deadline) {
+		sr.s.timedOut = true
+		return fs.SkipAll
+	}
+	if sr.s.glob != nil && !sr.s.globMatch(p) {
+		return nil
+	}
+	sr.batch = append(sr.batch, p)
+	if len(sr.batch) < searchBatch {
+		return nil
+	}
+	return sr.send()
+}
+
+// walk walks the search's folder, through the disk's scan when there is
+// one, and sends the last batch.
+func (sr *searchRun) walk(fsys bufferfs.FS) error {
+	var err error
+	if sr.src.scan != nil {
+		err = sr.src.scan.Walk(sr.wctx, sr.s.dir, sr.visit)
+	} else {
+		err = fsys.Walk(sr.wctx, sr.s.dir, func(p string, _ bufferfs.Info) error { return sr.visit(p) })
+	}
+	if err == nil {
+		err = sr.send()
+	}
+	return err
+}
+
+// finish turns the walk's end into the search's: a time-out is a result,
+// not an error; a path that names a file is searched alone.
+func (sr *searchRun) finish(fsys bufferfs.FS, walkErr error) error {
+	ctx, wctx, s := sr.ctx, sr.wctx, sr.s
 	switch {
 	case walkErr == nil || errors.Is(walkErr, fs.SkipAll):
 		return nil
@@ -615,7 +657,7 @@ func (s *searcher) run(ctx context.Context, fsys bufferfs.FS, deadline time.Time
 	if !errors.Is(walkErr, bufferfs.ErrNotDir) {
 		return walkErr
 	}
-	if err := s.single(wctx, fsys, src, walkErr); err != nil {
+	if err := s.single(wctx, fsys, sr.src, walkErr); err != nil {
 		return err
 	}
 	if wctx.Err() != nil && ctx.Err() == nil && len(s.matches) < s.limit {
