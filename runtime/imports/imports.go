@@ -18,7 +18,6 @@ import (
 	"go/format"
 	"go/parser"
 	"go/token"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,23 +38,54 @@ type Fix struct {
 func Go(src string, pkg []string) (fix Fix, ok bool) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
-	if err != nil {
+	if err != nil || dotImports(f) {
 		return Fix{}, false
 	}
+	used := packageUses(f)
+	imported, unused, ok := importedNames(f, used)
+	if !ok {
+		return Fix{}, false
+	}
+	added := missingImports(used, imported, declaredElsewhere(f.Name.Name, pkg))
+	if len(added) == 0 && len(unused) == 0 {
+		return Fix{}, false
+	}
+	text, ok := edit(fset, f, src, unused, added)
+	if !ok {
+		return Fix{}, false
+	}
+	if text, ok = layOut(src, text); !ok {
+		return Fix{}, false
+	}
+	fix = Fix{Text: text, Added: added}
+	for _, s := range unused {
+		p, _ := strconv.Unquote(s.Path.Value)
+		fix.Removed = append(fix.Removed, p)
+	}
+	sort.Strings(fix.Removed)
+	return fix, fix.Text != src
+}
+
+// dotImports reports whether f dot-imports a package: its names are
+// unqualified, so their uses cannot be told.
+func dotImports(f *ast.File) bool {
 	for _, s := range f.Imports {
 		if s.Name != nil && s.Name.Name == "." {
-			return Fix{}, false // its names are unqualified: uses cannot be told
+			return true
 		}
 	}
-	declared := declaredElsewhere(f.Name.Name, pkg)
-	used := packageUses(f)
+	return false
+}
 
-	imported := map[string]bool{}
-	var unused []*ast.ImportSpec
+// importedNames returns the names f's imports are used by, and the
+// standard-library imports whose name is not among used (a blank import
+// always stays). ok is false when an import path is not a valid string.
+func importedNames(f *ast.File, used map[string]bool) (imported map[string]bool, unused []*ast.ImportSpec, ok bool) {
+	imported = map[string]bool{}
 	for _, s := range f.Imports {
 		p, err := strconv.Unquote(s.Path.Value)
 		if err != nil {
-			return Fix{}, false
+			return nil, nil, false
 		}
 		name := guessName(p)
 		if s.Name != nil {
@@ -67,39 +97,39 @@ func Go(src string, pkg []string) (fix Fix, ok bool) {
 		}
 		unused = append(unused, s)
 	}
+	return imported, unused, true
+}
+
+// missingImports returns, sorted, the standard-library paths of the used
+// names that are neither imported nor declared by another file of the
+// package, and that name one standard package only.
+func missingImports(used, imported, declared map[string]bool) []string {
 	var added []string
 	for name := range used {
 		if p, known := stdByName[name]; known && !imported[name] && !declared[name] {
 			added = append(added, p)
 		}
 	}
-	if len(added) == 0 && len(unused) == 0 {
-		return Fix{}, false
-	}
 	sort.Strings(added)
+	return added
+}
 
-	text, ok := edit(fset, f, src, unused, added)
-	if !ok {
-		return Fix{}, false
-	}
-	// A gofmt-clean file stays so (import groups sorted); another is
-	// left as it was laid out, beyond the import lines.
+// layOut formats text, src with its imports mended, when src was
+// gofmt-clean, so that it stays so (import groups sorted); another file is
+// left as it was laid out beyond the import lines. ok is false when text
+// does not parse.
+func layOut(src, text string) (string, bool) {
 	if clean, err := format.Source([]byte(src)); err == nil && string(clean) == src {
 		out, err := format.Source([]byte(text))
 		if err != nil {
-			return Fix{}, false
+			return "", false
 		}
-		text = string(out)
-	} else if _, err := parser.ParseFile(token.NewFileSet(), "", text, parser.SkipObjectResolution); err != nil {
-		return Fix{}, false
+		return string(out), true
 	}
-	fix = Fix{Text: text, Added: added}
-	for _, s := range unused {
-		p, _ := strconv.Unquote(s.Path.Value)
-		fix.Removed = append(fix.Removed, p)
+	if _, err := parser.ParseFile(token.NewFileSet(), "", text, parser.SkipObjectResolution); err != nil {
+		return "", false
 	}
-	sort.Strings(fix.Removed)
-	return fix, fix.Text != src
+	return text, true
 }
 
 // packageUses returns the names used as the package of a qualified
@@ -150,176 +180,6 @@ func declaredElsewhere(name string, pkg []string) map[string]bool {
 		}
 	}
 	return out
-}
-
-// edit returns src without the unused import specs and with the added
-// paths imported: into the first parenthesised import declaration that
-// stays; else into a single-spec declaration, made a group of them all,
-// as goimports does; else in a declaration of their own after the package
-// clause. The caller formats the result.
-func edit(fset *token.FileSet, f *ast.File, src string, unused []*ast.ImportSpec, added []string) (string, bool) {
-	// A change replaces src[from:to] with text; they do not overlap.
-	type change struct {
-		from, to int
-		text     string
-	}
-	var changes []change
-	offset := func(p token.Pos) int { return fset.Position(p).Offset }
-	var group, single *ast.GenDecl
-	for _, d := range f.Decls {
-		g, ok := d.(*ast.GenDecl)
-		if !ok || g.Tok != token.IMPORT {
-			continue
-		}
-		var gone []ast.Spec
-		for _, s := range g.Specs {
-			if slices.Contains(unused, s.(*ast.ImportSpec)) {
-				gone = append(gone, s)
-			}
-		}
-		if len(gone) == len(g.Specs) {
-			from := g.Pos()
-			if g.Doc != nil {
-				from = g.Doc.Pos()
-			}
-			changes = append(changes, change{lineStart(src, offset(from)), lineEnd(src, offset(g.End())), ""})
-			continue
-		}
-		switch {
-		case group == nil && g.Lparen.IsValid():
-			group = g
-		case single == nil && !g.Lparen.IsValid():
-			single = g
-		}
-		for _, s := range gone {
-			is := s.(*ast.ImportSpec)
-			from, to := is.Pos(), specEnd(is)
-			if is.Doc != nil {
-				from = is.Doc.Pos()
-			}
-			a, b := lineStart(src, offset(from)), lineEnd(src, offset(to))
-			if strings.TrimSpace(src[a:offset(from)]) != "" || strings.TrimSpace(src[offset(to):b]) != "" {
-				return "", false // another spec shares its line
-			}
-			changes = append(changes, change{a, b, ""})
-		}
-	}
-
-	var specs string
-	for _, p := range added {
-		specs += "\t" + strconv.Quote(p) + "\n"
-	}
-	switch {
-	case len(added) == 0:
-	case group != nil:
-		at, apart := groupInsert(fset, src, group, unused)
-		switch {
-		case at < 0: // `import ("a")` on one line
-			changes = append(changes, change{offset(group.Rparen), offset(group.Rparen), "\n" + specs})
-		case apart:
-			changes = append(changes, change{at, at, specs + "\n"})
-		default:
-			changes = append(changes, change{at, at, specs})
-		}
-	case single != nil:
-		is := single.Specs[0].(*ast.ImportSpec)
-		from, to := offset(is.Pos()), offset(specEnd(is))
-		apart := ""
-		if p, _ := strconv.Unquote(is.Path.Value); !standard(p) {
-			apart = "\n"
-		}
-		changes = append(changes,
-			change{from, from, "(\n" + specs + apart + "\t"},
-			change{to, to, "\n)"})
-	default:
-		at := lineEnd(src, offset(f.Name.End()))
-		text := "\nimport "
-		if at == len(src) && !strings.HasSuffix(src, "\n") {
-			text = "\n" + text
-		}
-		if len(added) == 1 {
-			text += strconv.Quote(added[0])
-		} else {
-			text += "(\n" + specs + ")"
-		}
-		changes = append(changes, change{at, at, text + "\n"})
-	}
-	// Apply from the end, so that earlier offsets hold; at one offset, a
-	// cut before an insertion, so that it cannot cut what was inserted.
-	slices.SortFunc(changes, func(a, b change) int {
-		if a.from != b.from {
-			return b.from - a.from
-		}
-		return b.to - a.to
-	})
-	out := src
-	for _, c := range changes {
-		out = out[:c.from] + c.text + out[c.to:]
-	}
-	return out, true
-}
-
-// specEnd is the end of an import spec with its line comment.
-func specEnd(is *ast.ImportSpec) token.Pos {
-	if is.Comment != nil {
-		return is.Comment.End()
-	}
-	return is.End()
-}
-
-// groupInsert returns where new standard imports go in the parenthesised
-// import declaration g: after the last standard import that stays, else
-// before the first import of another module (apart: the new ones are to
-// be set off from it by a blank line), else on the line of the closing
-// parenthesis; -1 when that line is the one of the opening parenthesis.
-func groupInsert(fset *token.FileSet, src string, g *ast.GenDecl, unused []*ast.ImportSpec) (at int, apart bool) {
-	offset := func(p token.Pos) int { return fset.Position(p).Offset }
-	var lastStd, firstOther *ast.ImportSpec
-	for _, s := range g.Specs {
-		is := s.(*ast.ImportSpec)
-		if slices.Contains(unused, is) {
-			continue
-		}
-		p, _ := strconv.Unquote(is.Path.Value)
-		if standard(p) {
-			lastStd = is
-		} else if firstOther == nil {
-			firstOther = is
-		}
-	}
-	rparen := lineStart(src, offset(g.Rparen))
-	switch {
-	case lastStd != nil:
-		if at := lineEnd(src, offset(specEnd(lastStd))); at <= rparen {
-			return at, false
-		}
-	case firstOther != nil:
-		from := firstOther.Pos()
-		if firstOther.Doc != nil {
-			from = firstOther.Doc.Pos()
-		}
-		if at := lineStart(src, offset(from)); at > offset(g.Lparen) {
-			return at, true
-		}
-	}
-	if rparen <= offset(g.Lparen) {
-		return -1, false
-	}
-	return rparen, false
-}
-
-// lineStart is the offset of the start of the line holding offset i.
-func lineStart(s string, i int) int {
-	return strings.LastIndexByte(s[:i], '\n') + 1
-}
-
-// lineEnd is the offset after the line break that ends the line holding
-// offset i (or the end of s).
-func lineEnd(s string, i int) int {
-	if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
-		return i + j + 1
-	}
-	return len(s)
 }
 
 // standard reports whether an import path is of the standard library: its

@@ -128,86 +128,127 @@ func (s *Store) sameRoot(fsys bufferfs.FS) error {
 // undoEntry reverts one file and records the outcome; it returns false when
 // an operation failed (as opposed to a conflict or success).
 func (s *Store) undoEntry(ctx context.Context, fsys bufferfs.FS, dir string, e *entry, rep *report.Undo) bool {
-	conflict := func(reason string) bool {
-		rep.Conflicts = append(rep.Conflicts, report.Conflict{Path: e.path, Reason: reason})
-		return true
-	}
-	failure := func(reason string) bool {
-		rep.Conflicts = append(rep.Conflicts, report.Conflict{Path: e.path, Reason: reason})
-		if rep.Error == "" {
-			// The first failure is the cause the report leads with.
-			rep.Error = e.path + " could not be restored: " + reason
-		}
-		return false
-	}
 	cur, err := fsys.Stat(ctx, e.path)
 	if err != nil {
-		return conflict("left untouched: cannot examine the file: " + err.Error())
+		return undoConflict(rep, e, "left untouched: cannot examine the file: "+err.Error())
 	}
 	if cur.Exists && cur.SHA256 == "" {
-		return conflict("left untouched: the file's content could not be hashed")
+		return undoConflict(rep, e, "left untouched: the file's content could not be hashed")
 	}
-	curMode := cur.Mode.Perm()
-	switch {
-	case !cur.Exists && !e.existed,
-		cur.Exists && e.existed && cur.SHA256 == e.oldSHA256 && curMode == e.oldMode:
+	if e.hasOldState(cur) {
 		rep.Unchanged = append(rep.Unchanged, e.path)
 		return true
-	case !cur.Exists:
-		return conflict("left untouched: the file was deleted after the run")
 	}
-	wrote, contentMatch := false, false
-	var last version
-	for _, v := range e.written {
-		if v.sha == cur.SHA256 {
-			contentMatch = true
-			last = v
-			if v.mode == curMode {
-				wrote = true
-				break
-			}
-		}
-	}
-	if !wrote {
-		if contentMatch {
-			return conflict(fmt.Sprintf("left untouched: its mode changed after the run (now %#o, the run left %#o)", curMode, last.mode))
-		}
-		return conflict("left untouched: the file changed after the run")
+	if reason := e.changedAfterRun(cur); reason != "" {
+		return undoConflict(rep, e, reason)
 	}
 	// What the file holds now, for the diff of what undo gives back.
 	now, nowErr := fsys.Read(ctx, e.path, 0)
 	if !e.existed {
 		if err := fsys.Remove(ctx, e.path); err != nil {
-			return failure("removing the file the run created failed: " + err.Error())
+			return undoFailure(rep, e, "removing the file the run created failed: "+err.Error())
 		}
 		rep.Removed = append(rep.Removed, e.path)
 		addUndoDiff(rep, e.path, now.Data, nil, nowErr, false)
 		return true
 	}
-	old, err := os.ReadFile(filepath.Join(dir, blobsDir, e.blob))
-	if err != nil {
-		return failure("left untouched: the journal's copy of the old content is missing: " + err.Error())
+	old, reason := e.oldContent(dir)
+	if reason == "" {
+		reason = e.writeBack(ctx, fsys, old)
 	}
-	if int64(len(old)) != e.oldSize || hashHex(old) != e.oldSHA256 {
-		return failure("left untouched: the journal's copy of the old content is damaged")
-	}
-	if _, err := fsys.Write(ctx, e.path, old, bufferfs.WriteOptions{Mode: e.oldMode}); err != nil {
-		if errors.Is(err, bufferfs.ErrDirtyBuffer) {
-			return failure("it has unsaved changes in the editor: save or discard it, then run flow undo again")
-		}
-		return failure("restoring the old content failed: " + err.Error())
-	}
-	after, err := fsys.Stat(ctx, e.path)
-	if err != nil || !after.Exists || after.SHA256 != e.oldSHA256 || after.Mode.Perm() != e.oldMode {
-		reason := "the old content was written back but could not be verified"
-		if err == nil && after.Exists && after.SHA256 == e.oldSHA256 {
-			reason = fmt.Sprintf("the old content was written back but its mode is %#o, not %#o", after.Mode.Perm(), e.oldMode)
-		}
-		return failure(reason)
+	if reason != "" {
+		return undoFailure(rep, e, reason)
 	}
 	rep.Restored = append(rep.Restored, e.path)
 	addUndoDiff(rep, e.path, now.Data, old, nowErr, true)
 	return true
+}
+
+// undoConflict records that e's file was left untouched for reason; a
+// conflict is not a failure, so it returns true.
+func undoConflict(rep *report.Undo, e *entry, reason string) bool {
+	rep.Conflicts = append(rep.Conflicts, report.Conflict{Path: e.path, Reason: reason})
+	return true
+}
+
+// undoFailure records that restoring e's file failed for reason, and
+// returns false.
+func undoFailure(rep *report.Undo, e *entry, reason string) bool {
+	rep.Conflicts = append(rep.Conflicts, report.Conflict{Path: e.path, Reason: reason})
+	if rep.Error == "" {
+		// The first failure is the cause the report leads with.
+		rep.Error = e.path + " could not be restored: " + reason
+	}
+	return false
+}
+
+// hasOldState reports whether the file, as cur finds it, is already as it
+// was before the run: absent when it did not exist, or with its old content
+// and mode.
+func (e *entry) hasOldState(cur bufferfs.Info) bool {
+	if !cur.Exists {
+		return !e.existed
+	}
+	return e.existed && cur.SHA256 == e.oldSHA256 && cur.Mode.Perm() == e.oldMode
+}
+
+// changedAfterRun says why the file, as cur finds it, must be left
+// untouched: it was deleted, or it holds no version the run wrote with
+// that version's mode. It returns "" when undo may revert it.
+func (e *entry) changedAfterRun(cur bufferfs.Info) string {
+	if !cur.Exists {
+		return "left untouched: the file was deleted after the run"
+	}
+	curMode := cur.Mode.Perm()
+	contentMatch := false
+	var last version
+	for _, v := range e.written {
+		if v.sha != cur.SHA256 {
+			continue
+		}
+		if v.mode == curMode {
+			return ""
+		}
+		contentMatch = true
+		last = v
+	}
+	if contentMatch {
+		return fmt.Sprintf("left untouched: its mode changed after the run (now %#o, the run left %#o)", curMode, last.mode)
+	}
+	return "left untouched: the file changed after the run"
+}
+
+// oldContent reads the file's pre-run content from the journal's blob in
+// dir and checks it against the recorded size and hash; the reason is ""
+// unless the copy is missing or damaged.
+func (e *entry) oldContent(dir string) ([]byte, string) {
+	old, err := os.ReadFile(filepath.Join(dir, blobsDir, e.blob))
+	if err != nil {
+		return nil, "left untouched: the journal's copy of the old content is missing: " + err.Error()
+	}
+	if int64(len(old)) != e.oldSize || hashHex(old) != e.oldSHA256 {
+		return nil, "left untouched: the journal's copy of the old content is damaged"
+	}
+	return old, ""
+}
+
+// writeBack writes old with the old mode and checks that the file then
+// holds exactly that; it returns why not, or "".
+func (e *entry) writeBack(ctx context.Context, fsys bufferfs.FS, old []byte) string {
+	if _, err := fsys.Write(ctx, e.path, old, bufferfs.WriteOptions{Mode: e.oldMode}); err != nil {
+		if errors.Is(err, bufferfs.ErrDirtyBuffer) {
+			return "it has unsaved changes in the editor: save or discard it, then run flow undo again"
+		}
+		return "restoring the old content failed: " + err.Error()
+	}
+	after, err := fsys.Stat(ctx, e.path)
+	if err != nil || !after.Exists || after.SHA256 != e.oldSHA256 || after.Mode.Perm() != e.oldMode {
+		if err == nil && after.Exists && after.SHA256 == e.oldSHA256 {
+			return fmt.Sprintf("the old content was written back but its mode is %#o, not %#o", after.Mode.Perm(), e.oldMode)
+		}
+		return "the old content was written back but could not be verified"
+	}
+	return ""
 }
 
 // maxUndoDiffs bounds the undo report's diffs together (each file's is

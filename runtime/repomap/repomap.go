@@ -147,52 +147,85 @@ func (m Map) Relevant(h Hints) []File {
 	for i, f := range m.Files {
 		byPath[f.Path] = i
 	}
-	score := map[int]int{}
-	add := func(i, s int) {
-		if s > score[i] {
-			score[i] = s
-		}
-	}
+	score := scores{}
 	for _, p := range h.Paths {
 		if i, ok := byPath[p]; ok {
-			add(i, 100)
+			score.add(i, 100)
 		}
 	}
-	task := strings.ToLower(h.Task)
-	words := identifiers(h.Task)
+	m.scoreTask(score, h.Task)
+	m.scoreOutput(score, h.Output)
+	m.scorePartners(score, byPath)
+	return m.byScore(score)
+}
+
+// scores are the relevance of the hinted files, by index in Map.Files.
+type scores map[int]int
+
+// add gives file i the score s unless it has a higher one.
+func (sc scores) add(i, s int) {
+	if s > sc[i] {
+		sc[i] = s
+	}
+}
+
+// scoreTask scores the files the task names by path (90) or base name
+// (80), and those defining a symbol it names (60).
+func (m Map) scoreTask(score scores, task string) {
+	lower := strings.ToLower(task)
+	words := identifiers(task)
 	for i, f := range m.Files {
 		base := strings.ToLower(path.Base(f.Path))
 		switch {
-		case strings.Contains(task, strings.ToLower(f.Path)):
-			add(i, 90)
-		case containsWord(task, base):
-			add(i, 80)
+		case strings.Contains(lower, strings.ToLower(f.Path)):
+			score.add(i, 90)
+		case containsWord(lower, base):
+			score.add(i, 80)
 		}
 		for _, s := range f.Symbols {
-			name := s
-			if j := strings.LastIndexByte(s, '.'); j >= 0 {
-				name = s[j+1:]
-			}
-			if words[s] || (len(name) > 2 && words[name]) {
-				add(i, 60)
+			if namesSymbol(words, s) {
+				score.add(i, 60)
 			}
 		}
 	}
-	for _, ref := range outputRefs(h.Output) {
+}
+
+// namesSymbol reports whether words hold the symbol s ("T.Method"), or
+// its last part when that is longer than two characters.
+func namesSymbol(words map[string]bool, s string) bool {
+	name := s
+	if j := strings.LastIndexByte(s, '.'); j >= 0 {
+		name = s[j+1:]
+	}
+	return words[s] || (len(name) > 2 && words[name])
+}
+
+// scoreOutput scores the files the checks' output points at (70): by
+// path, by a path ending in theirs, or by base name alone.
+func (m Map) scoreOutput(score scores, output string) {
+	for _, ref := range outputRefs(output) {
 		for i, f := range m.Files {
 			if f.Path == ref || strings.HasSuffix(ref, "/"+f.Path) || (!strings.Contains(ref, "/") && path.Base(f.Path) == ref) {
-				add(i, 70)
+				score.add(i, 70)
 			}
 		}
 	}
-	// Partners: a test file's source and a source file's test.
+}
+
+// scorePartners gives a scored file's partners, a test file's source and a
+// source file's test, half its score.
+func (m Map) scorePartners(score scores, byPath map[string]int) {
 	for i, s := range score {
 		for _, p := range partners(m.Files[i].Path) {
 			if j, ok := byPath[p]; ok {
-				add(j, s/2)
+				score.add(j, s/2)
 			}
 		}
 	}
+}
+
+// byScore returns the scored files, highest score first, then by path.
+func (m Map) byScore(score scores) []File {
 	idx := make([]int, 0, len(score))
 	for i := range score {
 		idx = append(idx, i)

@@ -90,26 +90,12 @@ func (g *Guard) edits(ctx context.Context, fsys bufferfs.FS, changed []string) [
 }
 
 // apply judges the edits into v, which Decide made; it may turn a verified
-// v into an unverified one and say why.
+// v into an unverified one and say why. The rules run in order: a
+// comment-only change, then weakening, then evidence (§8.6, §8.7).
 func (g *Guard) apply(ctx context.Context, v *report.Verification, edits []Edit) {
 	applyBaseline(v, g.Baseline)
-	var findings []weakening.Finding
-	var testFindings, configFindings int
-	var tests []string
-	for _, e := range edits {
-		for _, f := range e.Findings {
-			findings = append(findings, f)
-			if e.Kind == weakening.KindTest {
-				testFindings++
-			} else {
-				configFindings++
-			}
-		}
-		if e.Kind == weakening.KindTest && e.Exists {
-			tests = append(tests, e.Path)
-		}
-	}
-	for _, f := range findings {
+	t := tallyEdits(edits)
+	for _, f := range t.findings {
 		v.Weakening = append(v.Weakening, report.Weakening{Path: f.Path, What: f.What, Name: f.Name, Line: f.Line, Detail: f.Detail})
 	}
 	if !v.Verified {
@@ -121,29 +107,65 @@ func (g *Guard) apply(ctx context.Context, v *report.Verification, edits []Edit)
 		unverify(v, commentOnlyReason(same))
 		return
 	}
-	needFailFirst := g.RequireFailingFirst && len(tests) > 0
-	excusable := g.AllowTestEdits && testFindings > 0 && configFindings == 0
-	if len(findings) > 0 && !excusable {
-		unverify(v, weakenedReason(findings, g.AllowTestEdits || configFindings > 0))
+	excusable := g.AllowTestEdits && t.testFindings > 0 && t.configFindings == 0
+	if len(t.findings) > 0 && !excusable {
+		unverify(v, weakenedReason(t.findings, g.AllowTestEdits || t.configFindings > 0))
 		return
 	}
+	g.applyEvidence(ctx, v, edits, t, excusable)
+}
+
+// editTally is what the guard's rules need to know of the edits.
+type editTally struct {
+	findings []weakening.Finding
+	// testFindings and configFindings count the findings in test files and
+	// in the other files (check definitions).
+	testFindings, configFindings int
+	// tests are the changed test files that exist after the run.
+	tests []string
+}
+
+func tallyEdits(edits []Edit) editTally {
+	var t editTally
+	for _, e := range edits {
+		for _, f := range e.Findings {
+			t.findings = append(t.findings, f)
+			if e.Kind == weakening.KindTest {
+				t.testFindings++
+			} else {
+				t.configFindings++
+			}
+		}
+		if e.Kind == weakening.KindTest && e.Exists {
+			t.tests = append(t.tests, e.Path)
+		}
+	}
+	return t
+}
+
+// applyEvidence asks a check that shows the change of v, which passed
+// every other rule: a fixed check, fail-then-pass evidence, or a task
+// declared behaviour preserving. excusable says the weakening findings
+// (all in tests) are excused if the fail-then-pass evidence holds.
+func (g *Guard) applyEvidence(ctx context.Context, v *report.Verification, edits []Edit, t editTally, excusable bool) {
+	needFailFirst := g.RequireFailingFirst && len(t.tests) > 0
 	fixed := fixedChecks(v.Checks)
 	var ff *report.FailFirst
 	// Fail-then-pass evidence is taken when the operator requires it, when
 	// it excuses a test edit, and when nothing else can show the change.
-	if needFailFirst || excusable || (len(fixed) == 0 && !g.BehaviourPreserving && len(tests) > 0) {
-		ff = g.failFirst(ctx, edits, tests)
+	if needFailFirst || excusable || (len(fixed) == 0 && !g.BehaviourPreserving && len(t.tests) > 0) {
+		ff = g.failFirst(ctx, edits, t.tests)
 		v.FailFirst = ff
 	}
 	if (needFailFirst || excusable) && ff.Status != report.FailFirstFailedBefore {
-		if len(findings) > 0 {
-			unverify(v, weakening.Sentence(findings)+"; test edits are allowed only when the changed tests fail on the code as it was before the run, and "+text.LowerFirst(ff.Reason))
+		if len(t.findings) > 0 {
+			unverify(v, weakening.Sentence(t.findings)+"; test edits are allowed only when the changed tests fail on the code as it was before the run, and "+text.LowerFirst(ff.Reason))
 		} else {
 			unverify(v, ff.Reason)
 		}
 		return
 	}
-	if len(findings) > 0 {
+	if len(t.findings) > 0 {
 		for i := range v.Weakening {
 			v.Weakening[i].Excused = true
 		}

@@ -15,6 +15,7 @@ package weakening
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"flow/bufferfs"
@@ -87,57 +88,81 @@ var configDirs = []string{".github/workflows", ".circleci", ".ci", ".buildkite",
 // test is better watched than missed.
 func (c Classifier) Classify(p string) Kind {
 	p = strings.TrimPrefix(path.Clean(p), "./")
+	switch {
+	case c.isCheckFile(p) || isCheckConfig(p):
+		return KindCheckConfig
+	case c.matchesTests(p) || isTestByConvention(p):
+		return KindTest
+	}
+	return KindSource
+}
+
+// isCheckConfig reports whether p is a linter's, a test runner's or CI's
+// configuration by its name or directory.
+func isCheckConfig(p string) bool {
+	base := path.Base(p)
+	if configNames[base] {
+		return true
+	}
+	for _, pre := range configPrefixes {
+		if strings.HasPrefix(base, pre) {
+			return true
+		}
+	}
+	for _, d := range configDirs {
+		if strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// matchesTests reports whether one of the operator's test globs matches p.
+func (c Classifier) matchesTests(p string) bool {
+	for _, g := range c.Tests {
+		if bufferfs.MatchGlob(g, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// isTestByConvention reports whether p is a test file or fixture by the
+// naming conventions of the languages flow knows.
+func isTestByConvention(p string) bool {
 	base := path.Base(p)
 	// named is the base name with its extension lower-cased, for the
 	// conventions that name tests by suffix.
 	ext := path.Ext(base)
 	named := strings.TrimSuffix(base, ext) + strings.ToLower(ext)
-	if c.isCheckFile(p) {
-		return KindCheckConfig
-	}
-	if configNames[base] {
-		return KindCheckConfig
-	}
-	for _, pre := range configPrefixes {
-		if strings.HasPrefix(base, pre) {
-			return KindCheckConfig
-		}
-	}
-	for _, d := range configDirs {
-		if strings.HasPrefix(p, d+"/") {
-			return KindCheckConfig
-		}
-	}
-	for _, g := range c.Tests {
-		if bufferfs.MatchGlob(g, p) {
-			return KindTest
-		}
-	}
 	for _, s := range testSuffixes {
 		if strings.HasSuffix(named, s) {
-			return KindTest
+			return true
 		}
 	}
 	if strings.HasPrefix(named, "test_") && strings.HasSuffix(named, ".py") {
-		return KindTest
+		return true
 	}
 	for _, in := range testInfixes {
 		if i := strings.Index(base, in); i > 0 && i+len(in) < len(base) && isScript(base) {
-			return KindTest
+			return true
 		}
 	}
 	if strings.HasSuffix(named, "Test.java") || strings.HasSuffix(named, "Tests.java") ||
 		strings.HasPrefix(p, "src/test/") || strings.Contains(p, "/src/test/") {
-		return KindTest
+		return true
 	}
+	return inTestDir(p)
+}
+
+// inTestDir reports whether a directory on p's path is one of testDirs.
+func inTestDir(p string) bool {
 	for _, seg := range strings.Split(path.Dir(p), "/") {
-		for _, d := range testDirs {
-			if seg == d {
-				return KindTest
-			}
+		if slices.Contains(testDirs, seg) {
+			return true
 		}
 	}
-	return KindSource
+	return false
 }
 
 // isScript reports whether the file named base is JavaScript or

@@ -52,108 +52,173 @@ var keywordLits = map[string]bool{
 // comments and literals in Go, Python and JavaScript/TypeScript, and a
 // C-like default for the rest.
 func scan(fam family, src string) []codeLine {
-	var (
-		lines []codeLine
-		code  strings.Builder
-		shape strings.Builder
-		lits  []string
-	)
-	flush := func() {
-		lines = append(lines, codeLine{Code: strings.TrimRight(code.String(), " \t\r"), Shape: strings.TrimSpace(shape.String()), Lits: lits})
-		code.Reset()
-		shape.Reset()
-		lits = nil
+	lx := newLexer(fam, src)
+	for lx.i < len(lx.src) {
+		lx.step()
 	}
-	// prev is the last significant character written to the shape, to tell
-	// a binary minus from a negative number.
-	prev := byte(0)
-	lineComment := "//"
-	if fam == famPython {
-		lineComment = "#"
-	}
-	blockComments := fam != famPython
-	i := 0
-	for i < len(src) {
-		c := src[i]
-		switch {
-		case c == '\n':
-			flush()
-			prev = 0
-			i++
-		case strings.HasPrefix(src[i:], lineComment):
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-		case blockComments && strings.HasPrefix(src[i:], "/*"):
-			end := strings.Index(src[i+2:], "*/")
-			if end < 0 {
-				end = len(src) - i - 2
-			}
-			body := src[i : i+2+end]
-			for range strings.Count(body, "\n") {
-				flush()
-			}
-			i += 2 + end + 2
-			if i > len(src) {
-				i = len(src)
-			}
-		case isQuote(fam, c):
-			lit, n := stringLit(fam, src[i:])
-			// A literal spanning lines keeps the line count right: its
-			// text stays on the line where it starts.
-			code.WriteString(strings.ReplaceAll(lit, "\n", " "))
-			shape.WriteString("‹›")
-			lits = append(lits, lit)
-			for range strings.Count(lit, "\n") {
-				flush()
-			}
-			prev = '"'
-			i += n
-		case isDigit(c) || (c == '-' && i+1 < len(src) && isDigit(src[i+1]) && unaryContext(prev)):
-			j := i + 1
-			for j < len(src) && (isIdent(src[j]) || src[j] == '.' || ((src[j] == '+' || src[j] == '-') && (src[j-1] == 'e' || src[j-1] == 'E'))) {
-				j++
-			}
-			code.WriteString(src[i:j])
-			shape.WriteString("‹›")
-			lits = append(lits, src[i:j])
-			prev = '0'
-			i = j
-		case isIdent(c):
-			j := i
-			for j < len(src) && isIdent(src[j]) {
-				j++
-			}
-			word := src[i:j]
-			code.WriteString(word)
-			if keywordLits[word] {
-				shape.WriteString("‹›")
-				lits = append(lits, word)
-			} else {
-				shape.WriteString(word)
-			}
-			prev = 'a'
-			i = j
-		default:
-			code.WriteByte(c)
-			if c == ' ' || c == '\t' || c == '\r' {
-				if shape.Len() > 0 {
-					shape.WriteByte(' ')
-				}
-			} else {
-				shape.WriteByte(c)
-				prev = c
-			}
-			i++
-		}
-	}
-	flush()
+	lx.flush()
 	// Collapse the runs of spaces the shape got from indentation and
 	// removed comments, so that whitespace never makes shapes differ.
-	for k := range lines {
-		lines[k].Shape = strings.Join(strings.Fields(lines[k].Shape), " ")
+	for k := range lx.lines {
+		lx.lines[k].Shape = strings.Join(strings.Fields(lx.lines[k].Shape), " ")
 	}
-	return lines
+	return lx.lines
+}
+
+// lexer is scan's state: the input and its position, the line being built
+// and the lines done.
+type lexer struct {
+	fam           family
+	src           string
+	i             int
+	lineComment   string
+	blockComments bool
+	// prev is the last significant character written to the shape, to tell
+	// a binary minus from a negative number.
+	prev  byte
+	lines []codeLine
+	code  strings.Builder
+	shape strings.Builder
+	lits  []string
+}
+
+func newLexer(fam family, src string) *lexer {
+	lx := &lexer{fam: fam, src: src, lineComment: "//", blockComments: fam != famPython}
+	if fam == famPython {
+		lx.lineComment = "#"
+	}
+	return lx
+}
+
+// flush ends the line being built.
+func (lx *lexer) flush() {
+	lx.lines = append(lx.lines, codeLine{Code: strings.TrimRight(lx.code.String(), " \t\r"), Shape: strings.TrimSpace(lx.shape.String()), Lits: lx.lits})
+	lx.code.Reset()
+	lx.shape.Reset()
+	lx.lits = nil
+}
+
+// step consumes one token at lx.i: a newline, a comment, a literal, a word
+// or one other character.
+func (lx *lexer) step() {
+	c := lx.src[lx.i]
+	rest := lx.src[lx.i:]
+	switch {
+	case c == '\n':
+		lx.flush()
+		lx.prev = 0
+		lx.i++
+	case strings.HasPrefix(rest, lx.lineComment):
+		lx.skipLineComment()
+	case lx.blockComments && strings.HasPrefix(rest, "/*"):
+		lx.skipBlockComment()
+	case isQuote(lx.fam, c):
+		lx.stringLiteral()
+	case lx.atNumber():
+		lx.number()
+	case isIdent(c):
+		lx.word()
+	default:
+		lx.other(c)
+	}
+}
+
+// literal writes the literal text lit to the line: as itself in the code,
+// as "‹›" in the shape.
+func (lx *lexer) literal(code, lit string) {
+	lx.code.WriteString(code)
+	lx.shape.WriteString("‹›")
+	lx.lits = append(lx.lits, lit)
+}
+
+// skipLineComment drops the text up to the end of the line.
+func (lx *lexer) skipLineComment() {
+	for lx.i < len(lx.src) && lx.src[lx.i] != '\n' {
+		lx.i++
+	}
+}
+
+// skipBlockComment drops a /* */ comment (an unterminated one runs to the
+// end of the input), keeping one empty line per line it spans.
+func (lx *lexer) skipBlockComment() {
+	end := strings.Index(lx.src[lx.i+2:], "*/")
+	if end < 0 {
+		end = len(lx.src) - lx.i - 2
+	}
+	body := lx.src[lx.i : lx.i+2+end]
+	for range strings.Count(body, "\n") {
+		lx.flush()
+	}
+	lx.i = min(lx.i+2+end+2, len(lx.src))
+}
+
+// stringLiteral writes the string literal at lx.i.
+func (lx *lexer) stringLiteral() {
+	lit, n := stringLit(lx.fam, lx.src[lx.i:])
+	// A literal spanning lines keeps the line count right: its text stays
+	// on the line where it starts.
+	lx.literal(strings.ReplaceAll(lit, "\n", " "), lit)
+	for range strings.Count(lit, "\n") {
+		lx.flush()
+	}
+	lx.prev = '"'
+	lx.i += n
+}
+
+// atNumber reports whether a number starts at lx.i: a digit, or a minus
+// before a digit where no operand precedes it.
+func (lx *lexer) atNumber() bool {
+	src, i := lx.src, lx.i
+	if isDigit(src[i]) {
+		return true
+	}
+	return src[i] == '-' && i+1 < len(src) && isDigit(src[i+1]) && unaryContext(lx.prev)
+}
+
+// number writes the number at lx.i, with its sign, fraction, exponent and
+// any suffix letters.
+func (lx *lexer) number() {
+	src := lx.src
+	j := lx.i + 1
+	for j < len(src) && (isIdent(src[j]) || src[j] == '.' || ((src[j] == '+' || src[j] == '-') && (src[j-1] == 'e' || src[j-1] == 'E'))) {
+		j++
+	}
+	lx.literal(src[lx.i:j], src[lx.i:j])
+	lx.prev = '0'
+	lx.i = j
+}
+
+// word writes the identifier at lx.i; the keywords that are values
+// (true, nil, None, …) are literals.
+func (lx *lexer) word() {
+	j := lx.i
+	for j < len(lx.src) && isIdent(lx.src[j]) {
+		j++
+	}
+	word := lx.src[lx.i:j]
+	if keywordLits[word] {
+		lx.literal(word, word)
+	} else {
+		lx.code.WriteString(word)
+		lx.shape.WriteString(word)
+	}
+	lx.prev = 'a'
+	lx.i = j
+}
+
+// other writes one character that starts no token: blanks become one space
+// in the shape (none at its start), anything else is itself.
+func (lx *lexer) other(c byte) {
+	lx.code.WriteByte(c)
+	if c == ' ' || c == '\t' || c == '\r' {
+		if lx.shape.Len() > 0 {
+			lx.shape.WriteByte(' ')
+		}
+	} else {
+		lx.shape.WriteByte(c)
+		lx.prev = c
+	}
+	lx.i++
 }
 
 func isQuote(fam family, c byte) bool {
