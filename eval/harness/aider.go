@@ -503,54 +503,17 @@ func runAider(ctx context.Context, o *Options, rn Runner, t *Task, dir, ws strin
 	fail := func(err error) {
 		res.Status, res.Error = "harness_error", err.Error()
 	}
-	checks, err := taskChecks(o, t, dir, ws)
+	checks, args, err := prepareAider(o, rn, t, dir, ws)
 	if err != nil {
 		fail(err)
 		return
 	}
-	if err := aiderModelFiles(o, dir); err != nil {
-		fail(err)
-		return
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "home"), 0o755); err != nil {
-		fail(err)
-		return
-	}
-	files, err := sourceFiles(ws, t.Language)
-	if err != nil {
-		fail(err)
-		return
-	}
-	testCmd := ""
-	if o.AiderChecks {
-		testCmd = testCommand(checks)
-	}
-	args := aiderArgs(o, dir, testCmd, t.Text, files)
-	if b, err := json.MarshalIndent(append([]string{rn.Path}, args...), "", "  "); err == nil {
-		_ = os.WriteFile(filepath.Join(dir, aiderArgsFile), append(b, '\n'), 0o644)
-	}
-
 	runCtx, cancel := context.WithTimeout(ctx, o.TaskTimeout)
 	defer cancel()
-	start := time.Now()
-	cmd := exec.CommandContext(runCtx, rn.Path, args...)
-	cmd.Env = aiderEnv(env, o, dir, o.goEnv)
-	cmd.Dir = ws
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
-	cmd.WaitDelay = 10 * time.Second
-	outFile, err := os.Create(filepath.Join(dir, aiderOutput))
+	runErr, err := execAider(runCtx, o, rn, dir, ws, env, args, res)
 	if err != nil {
 		fail(err)
 		return
-	}
-	cmd.Stdout, cmd.Stderr = outFile, outFile
-	runErr := cmd.Run()
-	outFile.Close()
-	res.WallMS = time.Since(start).Milliseconds()
-	res.ExitCode = -1
-	if cmd.ProcessState != nil {
-		res.ExitCode = cmd.ProcessState.ExitCode()
 	}
 	if ctx.Err() != nil {
 		return // interrupted: the caller drops the run
@@ -576,15 +539,81 @@ func runAider(ctx context.Context, o *Options, rn Runner, t *Task, dir, ws strin
 	}
 	res.ChecksPassed = &passed
 	res.Verified = aiderVerified(res.ExitCode, res.ChangedFiles, outcomes)
+	judgeAider(res, runCtx.Err() != nil, runErr, string(output), o.TaskTimeout)
+	if ferr != nil && res.Error == "" {
+		res.Error = "aider's logs: " + ferr.Error()
+	}
+}
+
+// prepareAider readies dir for an aider run on ws: the task's checks, the
+// model's settings files, aider's own HOME; it returns the checks and
+// aider's arguments, which it also writes to aiderArgsFile.
+func prepareAider(o *Options, rn Runner, t *Task, dir, ws string) ([]config.Check, []string, error) {
+	checks, err := taskChecks(o, t, dir, ws)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := aiderModelFiles(o, dir); err != nil {
+		return nil, nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "home"), 0o755); err != nil {
+		return nil, nil, err
+	}
+	files, err := sourceFiles(ws, t.Language)
+	if err != nil {
+		return nil, nil, err
+	}
+	testCmd := ""
+	if o.AiderChecks {
+		testCmd = testCommand(checks)
+	}
+	args := aiderArgs(o, dir, testCmd, t.Text, files)
+	if b, err := json.MarshalIndent(append([]string{rn.Path}, args...), "", "  "); err == nil {
+		_ = os.WriteFile(filepath.Join(dir, aiderArgsFile), append(b, '\n'), 0o644)
+	}
+	return checks, args, nil
+}
+
+// execAider runs aider in ws until it ends or runCtx is done (then its
+// process group is sent SIGTERM), its output going to aiderOutput, and
+// records its wall time and exit code (-1 when it did not exit). runErr is
+// the run's error; err is set when it could not be started.
+func execAider(runCtx context.Context, o *Options, rn Runner, dir, ws string, env, args []string, res *Result) (runErr, err error) {
+	start := time.Now()
+	cmd := exec.CommandContext(runCtx, rn.Path, args...)
+	cmd.Env = aiderEnv(env, o, dir, o.goEnv)
+	cmd.Dir = ws
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	outFile, err := os.Create(filepath.Join(dir, aiderOutput))
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outFile, outFile
+	runErr = cmd.Run()
+	outFile.Close()
+	res.WallMS = time.Since(start).Milliseconds()
+	res.ExitCode = -1
+	if cmd.ProcessState != nil {
+		res.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	return runErr, nil
+}
+
+// judgeAider sets the status of an aider run whose checks ran: timedOut
+// says it overran timeout, runErr is its run's error and output what it
+// printed.
+func judgeAider(res *Result, timedOut bool, runErr error, output string, timeout time.Duration) {
 	switch {
-	case runCtx.Err() != nil:
+	case timedOut:
 		res.Status = "timeout"
-		res.Error = fmt.Sprintf("aider did not finish within %s", o.TaskTimeout)
+		res.Error = fmt.Sprintf("aider did not finish within %s", timeout)
 	case runErr != nil && res.ExitCode < 0:
-		fail(fmt.Errorf("aider: %v", runErr))
+		res.Status, res.Error = "harness_error", fmt.Sprintf("aider: %v", runErr)
 	case res.ExitCode != 0:
 		res.Status = "error"
-		res.Error = fmt.Sprintf("aider exit %d: %s", res.ExitCode, lastLine(string(output)))
+		res.Error = fmt.Sprintf("aider exit %d: %s", res.ExitCode, lastLine(output))
 	case res.Verified:
 		res.Status = "ok"
 	case len(res.ChangedFiles) == 0:
@@ -593,15 +622,12 @@ func runAider(ctx context.Context, o *Options, rn Runner, t *Task, dir, ws strin
 	default:
 		res.Status = "unverified"
 		var failed []string
-		for _, c := range outcomes {
+		for _, c := range res.Checks {
 			if !c.Passed {
 				failed = append(failed, c.Name)
 			}
 		}
 		res.Reason = "failing checks: " + strings.Join(failed, ", ")
-	}
-	if ferr != nil && res.Error == "" {
-		res.Error = "aider's logs: " + ferr.Error()
 	}
 }
 
