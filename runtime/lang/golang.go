@@ -14,7 +14,8 @@ const fragmentClause = "package fragment\n"
 
 // goDecls parses Go source, or a fragment of top-level declarations
 // without a package clause. A package clause is an item of a whole file
-// only; a fragment has none.
+// only; a fragment has none. Each declaration becomes a Decl by its kind
+// ([goSource.funcDecl], [goSource.genDecl]).
 func goDecls(src string) ([]Decl, bool) {
 	text, shift := src, 0
 	if !hasPackageClause(src) {
@@ -25,83 +26,107 @@ func goDecls(src string) ([]Decl, bool) {
 	if f == nil || f.Package == token.NoPos {
 		return nil, false // not even the package clause parsed
 	}
-	tf := fset.File(f.Package)
-	// off maps a position to an offset in src. A file that did not parse
-	// can hold nodes whose positions are missing; clamping keeps their
-	// spans inside src.
-	off := func(p token.Pos) int {
-		return min(max(tf.Offset(p)-shift, 0), len(src))
-	}
-	// lead extends an item's start over its doc comment and, when nothing
-	// but space comes before it on its line, to the start of the line.
-	lead := func(doc *ast.CommentGroup, code int) int {
-		start := code
-		if doc != nil {
-			start = min(off(doc.Pos()), code)
-		}
-		if ls := lineStart(src, start); strings.TrimSpace(src[ls:start]) == "" {
-			start = ls
-		}
-		return start
-	}
+	g := goSource{src: src, tf: fset.File(f.Package), shift: shift}
 	var out []Decl
 	if shift == 0 {
-		d := Decl{Kind: Package, Name: f.Name.Name, Names: []string{f.Name.Name}, CodeStart: off(f.Package), End: off(f.Name.End())}
-		d.Start = lead(f.Doc, d.CodeStart)
+		d := Decl{Kind: Package, Name: f.Name.Name, Names: []string{f.Name.Name}, CodeStart: g.off(f.Package), End: g.off(f.Name.End())}
+		d.Start = g.lead(f.Doc, d.CodeStart)
 		out = append(out, d)
 	}
 	for _, node := range f.Decls {
-		d := Decl{CodeStart: off(node.Pos()), End: off(node.End())}
-		var doc *ast.CommentGroup
+		var d Decl
 		switch node := node.(type) {
 		case *ast.FuncDecl:
-			doc = node.Doc
-			d.Kind, d.Name = Func, node.Name.Name
-			if node.Recv != nil {
-				d.Kind = Method
-				if len(node.Recv.List) == 1 {
-					if t := receiverType(node.Recv.List[0].Type); t != "" {
-						d.Name = t + "." + d.Name
-					}
-				}
-			} else {
-				d.Test = isGoTest(d.Name)
-			}
-			d.Names = []string{d.Name}
+			d = g.funcDecl(node)
 		case *ast.GenDecl:
-			doc = node.Doc
-			switch node.Tok {
-			case token.IMPORT:
-				d.Kind = Import
-			case token.TYPE:
-				d.Kind = Type
-			case token.CONST:
-				d.Kind = Const
-			case token.VAR:
-				d.Kind = Var
-			}
-			for _, s := range node.Specs {
-				switch s := s.(type) {
-				case *ast.ImportSpec:
-					d.Specs = append(d.Specs, Span{off(s.Pos()), off(s.End())})
-				case *ast.TypeSpec:
-					d.Names = append(d.Names, s.Name.Name)
-				case *ast.ValueSpec:
-					for _, n := range s.Names {
-						d.Names = append(d.Names, n.Name)
-					}
-				}
-			}
-			if len(d.Names) > 0 {
-				d.Name = d.Names[0]
-			}
+			d = g.genDecl(node)
 		default:
 			continue // a declaration the parser gave up on
 		}
-		d.Start = lead(doc, d.CodeStart)
 		out = append(out, d)
 	}
 	return out, err == nil
+}
+
+// goSource is the parsed Go text that declarations are read from; src is the
+// text as given, which the parsed text has shift bytes of package clause
+// before.
+type goSource struct {
+	src   string
+	tf    *token.File
+	shift int
+}
+
+// off maps a position to an offset in src. A file that did not parse can
+// hold nodes whose positions are missing; clamping keeps their spans inside
+// src.
+func (g goSource) off(p token.Pos) int {
+	return min(max(g.tf.Offset(p)-g.shift, 0), len(g.src))
+}
+
+// lead extends an item's start over its doc comment and, when nothing but
+// space comes before it on its line, to the start of the line.
+func (g goSource) lead(doc *ast.CommentGroup, code int) int {
+	start := code
+	if doc != nil {
+		start = min(g.off(doc.Pos()), code)
+	}
+	if ls := lineStart(g.src, start); strings.TrimSpace(g.src[ls:start]) == "" {
+		start = ls
+	}
+	return start
+}
+
+// funcDecl is the Decl of a function or method. A method is named by its
+// receiver's type and its own name (T.M); a function go test runs is
+// marked Test.
+func (g goSource) funcDecl(node *ast.FuncDecl) Decl {
+	d := Decl{Kind: Func, Name: node.Name.Name, CodeStart: g.off(node.Pos()), End: g.off(node.End())}
+	if node.Recv != nil {
+		d.Kind = Method
+		if len(node.Recv.List) == 1 {
+			if t := receiverType(node.Recv.List[0].Type); t != "" {
+				d.Name = t + "." + d.Name
+			}
+		}
+	} else {
+		d.Test = isGoTest(d.Name)
+	}
+	d.Names = []string{d.Name}
+	d.Start = g.lead(node.Doc, d.CodeStart)
+	return d
+}
+
+// genKinds is the Kind of a general declaration by its keyword.
+var genKinds = map[token.Token]Kind{
+	token.IMPORT: Import,
+	token.TYPE:   Type,
+	token.CONST:  Const,
+	token.VAR:    Var,
+}
+
+// genDecl is the Decl of an import, type, const or var declaration, single
+// or grouped: it names every type or value it declares (the first is its
+// Name), and an import group's Specs are its imports' spans.
+func (g goSource) genDecl(node *ast.GenDecl) Decl {
+	d := Decl{Kind: genKinds[node.Tok], CodeStart: g.off(node.Pos()), End: g.off(node.End())}
+	for _, s := range node.Specs {
+		switch s := s.(type) {
+		case *ast.ImportSpec:
+			d.Specs = append(d.Specs, Span{g.off(s.Pos()), g.off(s.End())})
+		case *ast.TypeSpec:
+			d.Names = append(d.Names, s.Name.Name)
+		case *ast.ValueSpec:
+			for _, n := range s.Names {
+				d.Names = append(d.Names, n.Name)
+			}
+		}
+	}
+	if len(d.Names) > 0 {
+		d.Name = d.Names[0]
+	}
+	d.Start = g.lead(node.Doc, d.CodeStart)
+	return d
 }
 
 // hasPackageClause reports whether Go text starts, after comments, with a
