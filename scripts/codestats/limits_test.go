@@ -112,4 +112,3 @@ func TestFileLayers(t *testing.T) {
 		})
 	}
 }
-
