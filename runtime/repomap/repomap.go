@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -212,10 +213,15 @@ func (m Map) scoreOutput(score scores, output string) {
 	}
 }
 
-// scorePartners gives a scored file's partners, a test file's source and a
-// source file's test, half its score.
+// scorePartners gives each file the other hints scored its partners, a
+// test file's source and a source file's test, half its score. Only those
+// files' own partners: the scores are read before any partner is added,
+// so a partner's partner is never scored and the result does not depend
+// on the order a map is iterated in.
 func (m Map) scorePartners(score scores, byPath map[string]int) {
-	for i, s := range score {
+	hinted := make(map[int]int, len(score))
+	maps.Copy(hinted, score)
+	for i, s := range hinted {
 		for _, p := range partners(m.Files[i].Path) {
 			if j, ok := byPath[p]; ok {
 				score.add(j, s/2)

@@ -170,3 +170,18 @@ func TestRelevant(t *testing.T) {
 		t.Errorf("Render = %q, want a line per file with its symbols", s)
 	}
 }
+
+// TestRelevantPartnersAreDirect: only the hinted files' own partners are
+// scored, never a partner's partner, so the order does not depend on how
+// a map is iterated. x.test.js's partner is x.js; x.js's other partner,
+// x.spec.js, has no hint and must not appear.
+func TestRelevantPartnersAreDirect(t *testing.T) {
+	t.Parallel()
+	m := Map{Files: []File{{Path: "x.js"}, {Path: "x.spec.js"}, {Path: "x.test.js"}}}
+	for range 200 {
+		got := paths(m.Relevant(Hints{Paths: []string{"x.test.js"}}))
+		if want := []string{"x.test.js", "x.js"}; !slices.Equal(got, want) {
+			t.Fatalf("Relevant = %v, want %v (a partner's partner scored)", got, want)
+		}
+	}
+}
