@@ -34,7 +34,7 @@ func File(path string, before, after []byte, existed, exists bool, limit int) re
 		limit = DefaultLimit
 	}
 	d := report.FileDiff{Path: path, Change: change(existed, exists), Hunks: []int{}}
-	if isBinary(before) || isBinary(after) {
+	if IsBinary(before) || IsBinary(after) {
 		d.Binary = true
 		if !bytes.Equal(before, after) || existed != exists {
 			d.Diff = fmt.Sprintf("Binary file %s differs (%d → %d bytes)\n", path, len(before), len(after))
@@ -105,9 +105,9 @@ func change(existed, exists bool) string {
 	}
 }
 
-// isBinary treats content with a NUL byte or invalid UTF-8 as binary, as git
+// IsBinary treats content with a NUL byte or invalid UTF-8 as binary, as git
 // and the file tools do.
-func isBinary(b []byte) bool {
+func IsBinary(b []byte) bool {
 	return bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b)
 }
 

@@ -33,12 +33,18 @@ type meta struct {
 type record struct {
 	Path  string `json:"path"`
 	First bool   `json:"first,omitempty"`
+	// Review marks a write a person's review made after the run.
+	Review bool `json:"review,omitempty"`
 	// Before the run (first record only).
 	Existed   bool   `json:"existed,omitempty"`
 	OldMode   uint32 `json:"old_mode,omitempty"`
 	OldSize   int64  `json:"old_size,omitempty"`
 	OldSHA256 string `json:"old_sha256,omitempty"`
 	Blob      string `json:"blob,omitempty"`
+	// After names the blob that holds the content the run's last write
+	// of the path left (first record only; each write replaces it), so
+	// that a review can show the run's change after the file moved on.
+	After string `json:"after,omitempty"`
 	// After this write.
 	NewMode   uint32 `json:"new_mode"`
 	NewSize   int64  `json:"new_size"`
@@ -49,6 +55,8 @@ type record struct {
 type version struct {
 	sha  string
 	mode fs.FileMode
+	// review is set for a version a review wrote, not the run.
+	review bool
 }
 
 // entry is everything the journal knows about one path of a run.
@@ -59,6 +67,7 @@ type entry struct {
 	oldSize   int64
 	oldSHA256 string
 	blob      string
+	after     string // the after blob, "" in journals older than it
 	// written lists every version the run's writes were to leave, in
 	// order; the last one is what the run finally wrote.
 	written []version
@@ -114,8 +123,11 @@ func (rec *record) apply(byPath map[string]*entry) error {
 	if !isSHA256(rec.NewSHA256) || rec.NewSize < 0 {
 		return fmt.Errorf("bad new content hash for %s", rec.Path)
 	}
-	v := version{sha: rec.NewSHA256, mode: fs.FileMode(rec.NewMode).Perm()}
+	v := version{sha: rec.NewSHA256, mode: fs.FileMode(rec.NewMode).Perm(), review: rec.Review}
 	e := byPath[rec.Path]
+	if rec.First && rec.Review {
+		return fmt.Errorf("review write of %s recorded as its first record", rec.Path)
+	}
 	if !rec.First {
 		if e == nil {
 			return fmt.Errorf("write of %s recorded before its first record", rec.Path)
@@ -127,6 +139,12 @@ func (rec *record) apply(byPath map[string]*entry) error {
 		return fmt.Errorf("second first record for %s", rec.Path)
 	}
 	e = &entry{path: rec.Path, existed: rec.Existed, written: []version{v}}
+	if rec.After != "" {
+		if !validBlobName(rec.After) {
+			return fmt.Errorf("bad after blob for %s", rec.Path)
+		}
+		e.after = rec.After
+	}
 	if rec.Existed {
 		if !isSHA256(rec.OldSHA256) || !validBlobName(rec.Blob) || rec.OldSize < 0 {
 			return fmt.Errorf("bad previous content record for %s", rec.Path)

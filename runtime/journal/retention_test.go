@@ -42,7 +42,9 @@ func TestRetentionByCount(t *testing.T) {
 
 func TestRetentionBySize(t *testing.T) {
 	const blob = 8 << 10
-	f := newFixture(t, Options{MaxBytes: 20 << 10})
+	// Each run keeps the old content and a copy of the new (for reviews):
+	// two blobs of 8 KiB, so 40 KiB hold two runs and not three.
+	f := newFixture(t, Options{MaxBytes: 40 << 10})
 	f.put("big.txt", string(bigContent("v0", blob)), 0o644)
 	for i := 1; i <= 4; i++ {
 		r := f.begin(fmt.Sprintf("run-%d", i))
@@ -55,8 +57,8 @@ func TestRetentionBySize(t *testing.T) {
 		for _, r := range runs {
 			total += dirSize(f.store.runPath(r))
 		}
-		if total > 20<<10 {
-			t.Errorf("after run-%d the runs take %d bytes, want at most %d", i, total, 20<<10)
+		if total > 40<<10 {
+			t.Errorf("after run-%d the runs take %d bytes, want at most %d", i, total, 40<<10)
 		}
 	}
 	ids, _ := f.store.RunIDs()

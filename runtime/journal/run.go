@@ -35,6 +35,7 @@ type Run struct {
 	log      *os.File
 	logSize  int64
 	seen     map[string]bool
+	after    map[string]string // path → its after blob
 	blobs    int
 	broken   error // the log could not be repaired after a failed append
 	finished bool
@@ -114,7 +115,7 @@ func (s *Store) Begin(runID, task string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: begin run %s: %w", runID, err)
 	}
-	return &Run{store: s, id: runID, dir: dir, name: name, log: f, seen: map[string]bool{}}, nil
+	return &Run{store: s, id: runID, dir: dir, name: name, log: f, seen: map[string]bool{}, after: map[string]string{}}, nil
 }
 
 // prepareRunDir fills a new run directory: meta.json, an empty log and the
@@ -187,11 +188,20 @@ func (r *Run) BeforeWrite(ctx context.Context, path string, old bufferfs.File, d
 				return err
 			}
 		}
+		r.blobs++
+		rec.After = blobName(r.blobs)
 	}
 	if err := r.appendRecord(&rec); err != nil {
 		return err
 	}
+	if rec.First {
+		r.after[clean] = rec.After
+	}
 	r.seen[clean] = true
+	// The after copy serves reviews only (doc/design.md §12.4): when it
+	// cannot be stored the write still happens, and a review finds the
+	// copy missing or not matching the last record and says so.
+	_ = writeAtomic(filepath.Join(r.dir, blobsDir), r.after[clean], data)
 	return nil
 }
 

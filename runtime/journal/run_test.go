@@ -57,7 +57,11 @@ func TestBeforeWriteRecordsOldContentFirst(t *testing.T) {
 	if err != nil || string(blob) != "old\n" {
 		t.Errorf("blob = %q, %v; want the old content", blob, err)
 	}
-	want := &entry{path: "a.txt", existed: true, oldMode: 0o600, oldSize: 4, oldSHA256: hashHex([]byte("old\n")), blob: e.blob,
+	after, err := os.ReadFile(filepath.Join(r.dir, blobsDir, e.after))
+	if err != nil || string(after) != "new\n" || e.after == e.blob {
+		t.Errorf("after copy %s = %q, %v; want the new content in its own blob", e.after, after, err)
+	}
+	want := &entry{path: "a.txt", existed: true, oldMode: 0o600, oldSize: 4, oldSHA256: hashHex([]byte("old\n")), blob: e.blob, after: e.after,
 		written: []version{{sha: hashHex([]byte("new\n")), mode: 0o600}}}
 	if diff := cmp.Diff(want, e, cmp.AllowUnexported(entry{}, version{})); diff != "" {
 		t.Errorf("entry (-want +got):\n%s", diff)

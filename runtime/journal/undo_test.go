@@ -301,9 +301,11 @@ func TestUndoDamagedBlobIsNotRestored(t *testing.T) {
 	r := f.begin("run-1")
 	f.toolWrite(r, "a.txt", "a1\n")
 	r.Finish(report.Run{})
+	// The old content is the first blob; the second is the copy of what
+	// the run wrote, kept for reviews.
 	blobs, _ := filepath.Glob(filepath.Join(f.store.Dir(), runsDir, "*-run-1", blobsDir, "*"))
-	if len(blobs) != 1 {
-		t.Fatalf("blobs = %v, want one", blobs)
+	if len(blobs) != 2 || filepath.Base(blobs[0]) != blobName(1) {
+		t.Fatalf("blobs = %v, want the old content and the after copy", blobs)
 	}
 	if err := os.WriteFile(blobs[0], []byte("a0 orig"), 0o600); err != nil {
 		t.Fatal(err)

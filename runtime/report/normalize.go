@@ -29,6 +29,12 @@ func normalized(v any) any {
 		if r != nil {
 			return r.Normalize()
 		}
+	case ReviewReport:
+		return r.Normalize()
+	case *ReviewReport:
+		if r != nil {
+			return r.Normalize()
+		}
 	case Status:
 		return r.Normalize()
 	case *Status:

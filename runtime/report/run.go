@@ -22,6 +22,9 @@ type Run struct {
 	Checks              []CheckResult  `json:"checks"`
 	Verification        *Verification  `json:"verification"`
 	VerificationHistory []Verification `json:"verification_history"`
+	// Review is the person's review of the change, beside the host's
+	// Verification and never part of it; nil until someone reviewed.
+	Review *Review `json:"review,omitempty"`
 	// Baseline are the required checks' results before the coder's first
 	// edit, when they were measured (agent.baseline).
 	Baseline []CheckResult `json:"baseline,omitempty"`

@@ -37,8 +37,10 @@ type Undo struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Conflict is a file undo did not touch.
+// Conflict is a file undo did not touch, or a review decision refused.
 type Conflict struct {
-	Path   string `json:"path"`
+	Path string `json:"path"`
+	// Hunk is the review hunk refused (review reports only).
+	Hunk   string `json:"hunk,omitempty"`
 	Reason string `json:"reason"`
 }
