@@ -29,8 +29,11 @@ type options struct {
 	quiet               bool
 	json                bool   // print the JSON report even on a terminal
 	name                string // check --name
-	version             bool
-	help                bool
+	// review --list, --keep, --revert (doc/design.md §12.7).
+	reviewList   bool
+	keep, revert []string
+	version      bool
+	help         bool
 }
 
 // usageError is a command-line error: exit 2 with `flow: <message>`.

@@ -54,7 +54,7 @@ func TestParseArgsErrors(t *testing.T) {
 		{[]string{"stauts"}, `unknown command "stauts": did you mean "status"? (see flow help)`},
 		{[]string{"chek", "vet"}, `did you mean "check"?`},
 		{[]string{"--bogus"}, "unknown flag --bogus"},
-		{[]string{"serve", "--json"}, "--json is only valid with run, check, status, undo, doctor and tasks"},
+		{[]string{"serve", "--json"}, "--json is only valid with run, check, status, undo, review, doctor and tasks"},
 		{[]string{"status", "--json=yes"}, "takes no value"},
 		{[]string{"status", "-x"}, "unknown flag -x"},
 		{[]string{"run"}, "run needs a task"},

@@ -34,6 +34,8 @@ var commandTable = []commandSpec{
 	{name: "nvim", noEditor: "flow nvim talks to the Neovim that started it"},
 	{name: "undo", maxArgs: 1, tooMany: "undo takes at most one argument", json: true,
 		noEditor: "undo restores the files on disk; reload or close their buffers first"},
+	{name: "review", maxArgs: 1, tooMany: "review takes at most one run id", json: true,
+		noEditor: "review changes the files on disk; reload or close their buffers first"},
 	{name: "doctor", json: true, noEditor: "doctor checks the model backend and the check tools, not an editor"},
 	{name: "tasks", json: true},
 	{name: "version", noEditor: "version prints flow's version"},

@@ -50,6 +50,15 @@ var flagTable = []flagSpec{
 	}, validWith: editorModuleValidWith},
 	{long: "--quiet", short: "-q", set: func(o *options, _ string) error { o.quiet = true; return nil }},
 	{long: "--name", value: "NAME", set: func(o *options, v string) error { o.name = v; return nil }, validWith: nameValidWith},
+	{long: "--list", set: func(o *options, _ string) error { o.reviewList = true; return nil }, validWith: reviewValidWith("--list")},
+	{long: "--keep", value: "IDS", set: func(o *options, v string) error {
+		o.keep = append(o.keep, splitIDs(v)...)
+		return nonEmpty(strings.Trim(v, ", "), "--keep needs hunk ids, file paths or all")
+	}, validWith: reviewValidWith("--keep")},
+	{long: "--revert", value: "IDS", set: func(o *options, v string) error {
+		o.revert = append(o.revert, splitIDs(v)...)
+		return nonEmpty(strings.Trim(v, ", "), "--revert needs hunk ids, file paths or all")
+	}, validWith: reviewValidWith("--revert")},
 	{long: "--version", set: func(o *options, _ string) error { o.version = true; return nil }, validWith: versionValidWith},
 	{long: "--help", short: "-h", set: func(o *options, _ string) error { o.help = true; return nil }},
 }
@@ -116,6 +125,27 @@ func nameValidWith(o *options) error {
 		return usagef("--name is only valid with check")
 	}
 	return nil
+}
+
+// reviewValidWith: the review's flags belong to review.
+func reviewValidWith(flag string) func(o *options) error {
+	return func(o *options) error {
+		if o.command != "review" {
+			return usagef("%s is only valid with review", flag)
+		}
+		return nil
+	}
+}
+
+// splitIDs splits a comma-separated list of hunk selectors.
+func splitIDs(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func versionValidWith(o *options) error {

@@ -28,6 +28,7 @@ var interruptedMessages = map[string]string{
 	"run":    interruptedMessage,
 	"check":  "flow interrupted; the running check was stopped",
 	"undo":   "flow interrupted; files already restored stay restored (run flow undo again for the rest)",
+	"review": "flow interrupted; decisions already made stay made (flow review --list shows them)",
 	"status": "flow interrupted",
 	"doctor": "flow interrupted",
 }
@@ -78,6 +79,7 @@ var reportCommands = map[string]func(context.Context, *env) (any, string, error)
 	"check":  cmdCheck,
 	"run":    cmdRun,
 	"undo":   cmdUndo,
+	"review": cmdReview,
 	"doctor": cmdDoctor,
 }
 

@@ -357,11 +357,16 @@ func (s *Service) Status(ctx context.Context) report.Status {
 
 // lastReportSummary is the compact form of a run report that status shows.
 func lastReportSummary(r *report.Run) map[string]any {
-	return map[string]any{
+	m := map[string]any{
 		"run_id": r.RunID, "task": r.Task, "status": r.Status, "verified": r.Verified,
 		"changed_files": r.ChangedFiles, "cycles": r.Cycles, "started_at": r.StartedAt,
 		"duration_ms": r.DurationMS, "summary": text.Clip(r.Summary, 2001), "error": r.Error,
 	}
+	if r.Review != nil {
+		// The person's review, beside the host's verdict (doc/design.md §12.7).
+		m["review"] = r.Review
+	}
+	return m
 }
 
 // statusOf renders the configuration part of a status report.

@@ -12,6 +12,8 @@ const (
 	KindRun   = "run"
 	KindCheck = "check"
 	KindUndo  = "undo"
+	// KindReview is a person's review decision (doc/design.md §12.7).
+	KindReview = "review"
 )
 
 // ErrBusy is matched (errors.Is) by every [*BusyError].

@@ -29,7 +29,7 @@ type Options struct {
 }
 
 // Render writes the summary of the report JSON of command ("run", "check",
-// "status", "undo" or "doctor").
+// "status", "undo", "review" or "doctor").
 func Render(w io.Writer, command string, reportJSON []byte, opts Options) error {
 	if opts.TailLines <= 0 {
 		opts.TailLines = 12
@@ -63,6 +63,11 @@ func Render(w io.Writer, command string, reportJSON []byte, opts Options) error 
 		var r undoView
 		if err = json.Unmarshal(reportJSON, &r); err == nil {
 			p.undo(r)
+		}
+	case "review":
+		var r report.ReviewReport
+		if err = json.Unmarshal(reportJSON, &r); err == nil {
+			p.review(r)
 		}
 	case "doctor":
 		var r doctorView
