@@ -203,3 +203,41 @@ func TestReviewWalkInTmux(t *testing.T) {
 		t.Errorf("a.txt after y, n: %q", got)
 	}
 }
+
+// TestTUIReviewInTmux: in the terminal UI, /review walks the last run's
+// hunks one key at a time: n reverts the first (its old line is back in
+// the file), y keeps the second, q leaves the third pending, and
+// `flow review --list` in another process sees the same states.
+func TestTUIReviewInTmux(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	ws, cfg, env, _ := reviewedRun(t)
+	p, dir := startTUIPaneEnv(t, cfg, env)
+	p.waitText("trusted")
+	p.typeLine("/review")
+	p.waitText("hunk 1/3")
+	p.tmux("send-keys", "-t", "flow", "n")
+	p.waitText("hunk 2/3")
+	p.tmux("send-keys", "-t", "flow", "y")
+	screen := p.waitText("hunk 3/3")
+	t.Logf("the screen after two answers:\n%s", screen)
+	for _, want := range []string{"pending   ", "+THREE", "reverted ", "+TWENTY-FIVE", "kept ", "+TWO", "y keep · n revert"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the screen lacks %q", want)
+		}
+	}
+	p.tmux("send-keys", "-t", "flow", "q")
+	p.waitText("review stopped · 1 hunk stays pending")
+	if got := readWS(t, ws, "a.txt"); got != lines(30, map[int]string{25: "TWENTY-FIVE"}) {
+		t.Errorf("a.txt after n, y: %q", got)
+	}
+	p.typeLine("/quit")
+	checkExit(t, dir, "exit=0")
+	m := decode(t, runFlow(t, ws, env, "review", "-c", cfg, "--list"))
+	states := hunkIDs(t, m)
+	for line, want := range map[string]string{"THREE": "reverted", "TWENTY-FIVE": "kept", "TWO": "pending"} {
+		if states[line][1] != want {
+			t.Errorf("hunk +%s is %q, want %s", line, states[line][1], want)
+		}
+	}
+}

@@ -69,6 +69,13 @@ func (p *tmuxPane) typeLine(text string) {
 // exists is complete).
 func startTUIPane(t *testing.T, cfg string) (*tmuxPane, string) {
 	t.Helper()
+	return startTUIPaneEnv(t, cfg, hermeticEnv(t))
+}
+
+// startTUIPaneEnv is startTUIPane in the environment env (whose state
+// directory may hold earlier runs).
+func startTUIPaneEnv(t *testing.T, cfg string, env []string) (*tmuxPane, string) {
+	t.Helper()
 	dir := t.TempDir()
 	p := &tmuxPane{t: t, socket: filepath.Join(dir, "tmux.sock")}
 	script := writeFile(t, dir, "run.sh", fmt.Sprintf(`#!/bin/sh
@@ -80,7 +87,7 @@ sleep 600
 `, flowBin, cfg, dir, dir, dir, dir, dir, dir))
 	os.Chmod(script, 0o755)
 	cmd := exec.Command("tmux", "-S", p.socket, "-f", "/dev/null", "new-session", "-d", "-s", "flow", "-x", "140", "-y", "45", script)
-	cmd.Env = hermeticEnv(t, "TERM=xterm-256color")
+	cmd.Env = append(env, "TERM=xterm-256color")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}

@@ -44,6 +44,7 @@ const (
 	cmdModel
 	cmdBuild
 	cmdUndo
+	cmdReview
 	cmdClear
 	cmdQuit
 	cmdLegacy
@@ -66,6 +67,7 @@ var commandHelp = []struct{ usage, what string }{
 	{"/model <name>", "use an installed model for every role"},
 	{"/build <request>", `run the task "Build <request>"`},
 	{"/undo [run]", "undo the edits of the last run (or of run)"},
+	{"/review [run]", "keep or revert the last run's change (or run's) hunk by hunk"},
 	{"/clear", "clear the log"},
 	{"/quit", "quit (also /exit and Ctrl-D)"},
 }
@@ -96,7 +98,7 @@ func parseCommand(line string) command {
 	}
 	kinds := map[string]cmdKind{
 		"/help": cmdHelp, "/status": cmdStatus, "/check": cmdCheck, "/tools": cmdTools,
-		"/models": cmdModels, "/model": cmdModel, "/build": cmdBuild, "/undo": cmdUndo,
+		"/models": cmdModels, "/model": cmdModel, "/build": cmdBuild, "/undo": cmdUndo, "/review": cmdReview,
 		"/clear": cmdClear, "/quit": cmdQuit, "/exit": cmdQuit,
 		"/plugins": cmdLegacy, "/evolve": cmdLegacy, "/memory": cmdLegacy, "/feedback": cmdLegacy,
 	}
@@ -232,6 +234,8 @@ func (m *ui) execute(c command) tea.Cmd {
 		return m.startCheck(c.arg)
 	case cmdUndo:
 		return m.startUndo(c.arg)
+	case cmdReview:
+		return m.startReview(c.arg)
 	case cmdLegacy:
 		m.appendLines(logLine{kind: lineWarn, text: "unavailable  " + msgLegacy})
 	case cmdUnknown:

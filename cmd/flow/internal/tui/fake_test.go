@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -34,6 +35,12 @@ type fakeRuntime struct {
 	undoResult  report.Undo
 	undoErr     error
 	tools       []string
+	// hunks is the review's change; a hunk id in conflicts refuses its
+	// decisions; reviewErr answers every review.
+	hunks     []report.Hunk
+	conflicts map[string]bool
+	reviewErr error
+	decisions []string // "keep ID" or "revert ID", in order
 
 	mu          sync.Mutex
 	tasks       []string
@@ -164,6 +171,40 @@ func (f *fakeRuntime) calls() (tasks, checks, undos []string, statusCalls int, s
 	defer f.mu.Unlock()
 	return append([]string(nil), f.tasks...), append([]string(nil), f.checks...),
 		append([]string(nil), f.undos...), f.statusCalls, f.setModel
+}
+
+// Review answers with the scripted hunks, applying keep and revert by
+// hunk id to their states, as the runtime's review would.
+func (f *fakeRuntime) Review(ctx context.Context, runID string, keep, revert []string) (report.ReviewReport, error) {
+	if f.reviewErr != nil {
+		return report.ReviewReport{}, f.reviewErr
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if runID == "" {
+		runID = "run-1"
+	}
+	rep := report.ReviewReport{Status: report.StatusOK, RunID: runID}
+	decide := func(ids []string, verb, state string) {
+		for _, id := range ids {
+			f.decisions = append(f.decisions, verb+" "+id)
+			for i := range f.hunks {
+				switch {
+				case f.hunks[i].ID != id:
+				case f.conflicts[id]:
+					rep.Status = report.StatusConflict
+					rep.Conflicts = append(rep.Conflicts, report.Conflict{Path: f.hunks[i].Path, Hunk: id, Reason: "its lines changed since the run"})
+				default:
+					f.hunks[i].State = state
+				}
+			}
+		}
+	}
+	decide(keep, "keep", report.HunkKept)
+	decide(revert, "revert", report.HunkReverted)
+	rep.Hunks = append([]report.Hunk(nil), f.hunks...)
+	rep.Review.Summary = fmt.Sprintf("%d decisions", len(f.decisions))
+	return rep, nil
 }
 
 var _ Runtime = (*fakeRuntime)(nil)

@@ -141,7 +141,7 @@ func settle(t *testing.T, m *ui, cmd tea.Cmd) (quit bool) {
 			cmds = append(cmds, msg...)
 		case tea.QuitMsg:
 			quit = true
-		case jobMsg, jobClosedMsg, answerMsg, statusMsg, modelChosenMsg, warningsMsg:
+		case jobMsg, jobClosedMsg, answerMsg, statusMsg, modelChosenMsg, warningsMsg, reviewOpenedMsg, reviewAppliedMsg:
 			_, next := m.Update(msg)
 			cmds = append(cmds, next)
 		}

@@ -183,6 +183,8 @@ func answerLine(ctx context.Context, rt Runtime, c command) (answer any, quit bo
 			return map[string]any{"status": report.StatusUnavailable, "error": msgUndoUnavailable}, false
 		}
 		return waitFor(j, err), false
+	case cmdReview:
+		return answerReview(ctx, rt, c.arg), false
 	case cmdLegacy:
 		return map[string]any{"status": report.StatusUnavailable, "error": msgLegacy}, false
 	}

@@ -70,7 +70,8 @@ type ui struct {
 	histPos int    // index into history while browsing; len(history) otherwise
 	draft   string // the input being typed before browsing the history
 
-	job          *shownJob // the runtime job the log is following
+	job          *shownJob   // the runtime job the log is following
+	review       *reviewWalk // the review walk waiting for keys, if any
 	quitArmed    bool      // Ctrl-C was pressed once while idle
 	quitWhenIdle bool      // quit as soon as the job has returned
 }
@@ -156,6 +157,11 @@ func (m *ui) update(msg tea.Msg) tea.Cmd {
 	case modelChosenMsg:
 		m.chooseModel(msg)
 		return nil
+	case reviewOpenedMsg:
+		m.openReview(msg)
+		return nil
+	case reviewAppliedMsg:
+		return m.applied(msg)
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
@@ -167,6 +173,11 @@ func (m *ui) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	key := msg.String()
 	if key != "ctrl+c" {
 		m.quitArmed = false
+	}
+	if m.review != nil {
+		if cmd, handled := m.reviewKey(key); handled {
+			return cmd
+		}
 	}
 	switch key {
 	case "ctrl+c":

@@ -239,6 +239,9 @@ func runSummaryLines(r report.Run, sh shown) []logLine {
 	if r.Status == report.StatusCancelled && len(r.ChangedFiles) > 0 {
 		b.add(lineWarn, "note", "edits already written remain (see /undo)")
 	}
+	if !r.Verified && len(r.ChangedFiles) > 0 && r.RunID != "" {
+		b.add(lineWarn, "next", msgReviewOffer)
+	}
 	if r.RunID != "" {
 		b.add(lineDim, "run id", r.RunID)
 	}

@@ -53,6 +53,10 @@ type Runtime interface {
 	// ""); the result is a report.Undo. An error matching
 	// ErrUndoUnavailable means there is no journal.
 	StartUndo(ctx context.Context, runID string) (*job.Job[report.Undo], error)
+	// Review lists run runID's hunks ("" for the last run) and keeps or
+	// reverts the selected ones (a hunk id, a changed file's path or
+	// "all"); a review that cannot be made as asked is an error.
+	Review(ctx context.Context, runID string, keep, revert []string) (report.ReviewReport, error)
 	// Wait waits until every job has returned or ctx ends.
 	Wait(ctx context.Context) bool
 	// Busy returns the busy error while a job is in progress, else nil.

@@ -79,6 +79,10 @@ func (m *ui) hint() string {
 	switch {
 	case m.quitArmed:
 		return styleLine[lineWarn].Render(msgQuitArmed)
+	case m.review != nil && m.review.applying:
+		return styleDim.Render("applying…")
+	case m.review != nil:
+		return styleLine[lineInput].Render(fitParts(m.width, reviewHints...))
 	case m.job != nil && m.job.cancelling:
 		return styleLine[lineWarn].Render(m.job.kind + " " + msgCancelling)
 	case m.job != nil:
