@@ -83,6 +83,7 @@ func TestReviewRevertsOneHunk(t *testing.T) {
 	t.Parallel()
 	ws, cfg, env, runID := reviewedRun(t)
 	r := runFlow(t, ws, env, "review", "--list", "-c", cfg)
+	t.Logf("flow review --list → exit %d\n%s", r.code, r.stdout)
 	m := decode(t, r)
 	if r.code != 0 || m["run_id"] != runID || len(m["hunks"].([]any)) != 3 {
 		t.Fatalf("flow review --list = %d %v", r.code, m)
@@ -98,6 +99,7 @@ func TestReviewRevertsOneHunk(t *testing.T) {
 	}
 	ids := hunkIDs(t, m)
 	r = runFlow(t, ws, env, "review", runID, "--revert", ids["TWENTY-FIVE"][0], "-c", cfg)
+	t.Logf("flow review RUN --revert %s → exit %d\n%s", ids["TWENTY-FIVE"][0], r.code, r.stdout)
 	if m := decode(t, r); r.code != 0 || m["status"] != "ok" {
 		t.Fatalf("flow review --revert = %d %v", r.code, m)
 	}
@@ -138,6 +140,7 @@ func TestReviewConflictAndBadInput(t *testing.T) {
 	mine := lines(5, map[int]string{2: "TWO, edited by me"})
 	writeFile(t, ws, "b.txt", mine)
 	r := runFlow(t, ws, env, "review", "--revert", ids["TWO"][0], "-c", cfg)
+	t.Logf("flow review --revert %s after b.txt changed → exit %d\n%s", ids["TWO"][0], r.code, r.stdout)
 	m := decode(t, r)
 	if r.code != 1 || m["status"] != "conflict" || !strings.Contains(m["message"].(string), "changed since the run") {
 		t.Fatalf("revert of changed lines = %d %v", r.code, m)
