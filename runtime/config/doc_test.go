@@ -100,14 +100,14 @@ type docKey struct {
 
 // The sections of doc/config.md and the key prefix of each.
 var docSections = map[string]string{
-	"Top level":       "",
+	"Top level":        "",
 	"`[ollama]`":       "ollama.",
 	"`[servers.NAME]`": "servers.NAME.",
 	"`[models]`":       "models.",
 	"`[roles.ROLE]`":   "roles.ROLE.",
-	"`[agent]`":       "agent.",
-	"`[checks.NAME]`": "checks.NAME.",
-	"`[verify]`":      "verify.",
+	"`[agent]`":        "agent.",
+	"`[checks.NAME]`":  "checks.NAME.",
+	"`[verify]`":       "verify.",
 }
 
 // keyTableHeader is the header row of every key table.
@@ -192,10 +192,10 @@ func codeSpan(s string) (string, bool) {
 
 // notFromFile are the fields of [config.Config] that no file key sets.
 var notFromFile = map[string]string{
-	"workspace":        "the resolved workspace (workspace_dir or --workspace)",
-	"config_path":      "the path of the loaded file",
-	"trusted":          "--trusted only",
-	"warnings":         "computed by Load",
+	"workspace":         "the resolved workspace (workspace_dir or --workspace)",
+	"config_path":       "the path of the loaded file",
+	"trusted":           "--trusted only",
+	"warnings":          "computed by Load",
 	"checks.NAME.name":  "the table's name",
 	"servers.NAME.name": "the table's name",
 	"roles.ROLE.name":   "the table's name",
