@@ -17,24 +17,7 @@ func (p *printer) doctor(r doctorView) {
 		// A report of a flow with one server.
 		servers = []doctorServer{r.Backend}
 	}
-	p.heading("servers")
-	for _, b := range servers {
-		line := "  " + p.mark(b.Status) + " "
-		if b.Name != "" {
-			line += b.Name + " "
-		}
-		line += b.BaseURL + " (" + b.API + ")"
-		if b.Version != "" {
-			line += " · version " + b.Version
-		}
-		if len(b.Roles) > 0 {
-			line += " " + p.style(dim, "for "+strings.Join(b.Roles, ", "))
-		}
-		p.line("%s", line)
-		if b.Error != "" {
-			p.line("      %s", b.Error)
-		}
-	}
+	p.doctorServers(servers)
 	if len(r.Models) > 0 {
 		p.heading("models")
 		for _, m := range r.Models {
@@ -69,6 +52,28 @@ func (p *printer) doctor(r doctorView) {
 		p.heading("warnings")
 		for _, w := range r.Warnings {
 			p.line("  %s %s", p.style(yellow, "!"), w)
+		}
+	}
+}
+
+// doctorServers prints each server a role uses, with its roles.
+func (p *printer) doctorServers(servers []doctorServer) {
+	p.heading("servers")
+	for _, b := range servers {
+		line := "  " + p.mark(b.Status) + " "
+		if b.Name != "" {
+			line += b.Name + " "
+		}
+		line += b.BaseURL + " (" + b.API + ")"
+		if b.Version != "" {
+			line += " · version " + b.Version
+		}
+		if len(b.Roles) > 0 {
+			line += " " + p.style(dim, "for "+strings.Join(b.Roles, ", "))
+		}
+		p.line("%s", line)
+		if b.Error != "" {
+			p.line("      %s", b.Error)
 		}
 	}
 }
