@@ -79,7 +79,13 @@ func probeBackend(ctx context.Context, c *ollama.Client, g serverGroup, db *doct
 		loaded, _ = c.LoadedModels(ctx) // an old server without /api/ps: the window stays unknown
 	}
 	for i := range models {
-		warnings = append(warnings, checkOllamaModel(ctx, c, g, &models[i], loaded)...)
+		for _, w := range checkOllamaModel(ctx, c, g, &models[i], loaded) {
+			if g.name != config.DefaultServer {
+				// Which server, and whose: [ollama]'s keep their old wording.
+				w = fmt.Sprintf("[%s] (%s): %s", g.table, strings.Join(models[i].Roles, ", "), w)
+			}
+			warnings = append(warnings, w)
+		}
 	}
 	return models, warnings
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -186,6 +187,19 @@ func TestDoctorTwoServers(t *testing.T) {
 		t.Errorf("server A was asked about the reviewer's model")
 	}
 
+	// A warning about a model of another server says which server and
+	// whose model: here an Ollama whose model is shorter than the window.
+	gpu2 := ollamatest.New(t)
+	gpu2.SetModels("big-reviewer")
+	gpu2.SetCapabilities("big-reviewer", "completion", "tools")
+	gpu2.SetContextLength("big-reviewer", 4096)
+	cfg2 := strings.Replace(readFile(t, twoServers(t, ws, local.URL, gpu2.URL)), `api = "openai"`, `api = "native"`, 1)
+	m = decode(t, runFlow(t, ws, hermeticEnv(t), "doctor", "-c", writeFile(t, t.TempDir(), "native.toml", cfg2)))
+	want := "[servers.gpu] (reviewer): context_length 8192 exceeds the context length of big-reviewer (4096 tokens)"
+	if !slices.ContainsFunc(m["warnings"].([]any), func(w any) bool { return strings.HasPrefix(fmt.Sprint(w), want) }) {
+		t.Errorf("doctor warnings = %v, want one starting %q", m["warnings"], want)
+	}
+
 	out, _ := runFlowTTY(t, ws, hermeticEnv(t, "NO_COLOR=1"), "doctor", "-c", cfg)
 	t.Logf("flow doctor:\n%s", out)
 	for _, want := range []string{
@@ -199,4 +213,14 @@ func TestDoctorTwoServers(t *testing.T) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)
 		}
 	}
+}
+
+// readFile returns the text of path.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
