@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"flow/runtime/config"
@@ -19,18 +20,27 @@ type doctorReport struct {
 	ConfigPath *string `json:"config_path"`
 	// UserConfig is the user file, read when --config is not given (and it
 	// exists), so that a health check can say where to create one.
-	UserConfig string        `json:"user_config"`
-	Backend    doctorBackend `json:"backend"`
-	Models     []doctorModel `json:"models"`
-	Checks     []doctorCheck `json:"checks"`
-	Warnings   []string      `json:"warnings"`
-	LogFile    string        `json:"log_file"`
+	UserConfig string `json:"user_config"`
+	// Backend is the first of Servers (the planner's server), as before
+	// there were several.
+	Backend doctorBackend `json:"backend"`
+	// Servers are the servers the roles use, in role order, each with
+	// its roles (doc/design.md §7.9).
+	Servers  []doctorBackend `json:"servers"`
+	Models   []doctorModel   `json:"models"`
+	Checks   []doctorCheck   `json:"checks"`
+	Warnings []string        `json:"warnings"`
+	LogFile  string          `json:"log_file"`
 }
 
 type doctorBackend struct {
-	Status  string `json:"status"`
-	API     string `json:"api"`
-	BaseURL string `json:"base_url"`
+	// Name is "ollama" for the [ollama] table, else a [servers.NAME]
+	// table's name; Roles are the roles sent to it.
+	Name    string   `json:"name"`
+	Roles   []string `json:"roles"`
+	Status  string   `json:"status"`
+	API     string   `json:"api"`
+	BaseURL string   `json:"base_url"`
 	// Server is "ollama", or "openai-compatible" for a server without
 	// Ollama's API (llama-server, vLLM); "" when unreachable.
 	Server  string `json:"server,omitempty"`
@@ -41,6 +51,7 @@ type doctorBackend struct {
 type doctorModel struct {
 	Roles        []string `json:"roles"`
 	Model        string   `json:"model"`
+	Server       string   `json:"server"`
 	Status       string   `json:"status"`
 	Tools        bool     `json:"tools"`
 	Capabilities []string `json:"capabilities"`
@@ -75,7 +86,7 @@ func cmdDoctor(ctx context.Context, e *env) (any, string, error) {
 	cfg := rt.cfg
 	rep := doctorReport{
 		Status: report.StatusOK, Version: flowVersion(), Workspace: cfg.Workspace,
-		Backend:    doctorBackend{API: cfg.Ollama.API, BaseURL: cfg.Ollama.BaseURL},
+		Servers:    []doctorBackend{},
 		Models:     []doctorModel{},
 		Checks:     []doctorCheck{},
 		Warnings:   append([]string{}, cfg.Warnings...),
@@ -88,10 +99,17 @@ func cmdDoctor(ctx context.Context, e *env) (any, string, error) {
 	}
 	fail := func() { rep.Status = report.StatusFailed }
 
-	probeBackend(ctx, rt.backend, cfg, &rep)
-	if rep.Backend.Status != report.StatusOK {
-		fail()
+	for _, g := range serverGroups(cfg) {
+		db := doctorBackend{Name: g.name, Roles: g.roles, API: g.o.API, BaseURL: g.o.BaseURL}
+		models, warnings := probeBackend(ctx, rt.client(g.roles[0]), g, &db)
+		rep.Servers = append(rep.Servers, db)
+		rep.Models = append(rep.Models, models...)
+		rep.Warnings = append(rep.Warnings, warnings...)
+		if db.Status != report.StatusOK {
+			fail()
+		}
 	}
+	rep.Backend = rep.Servers[0]
 	for _, dm := range rep.Models {
 		if dm.Status != report.StatusOK {
 			fail()
@@ -110,20 +128,38 @@ func cmdDoctor(ctx context.Context, e *env) (any, string, error) {
 	return rep, rep.Status, nil
 }
 
-// roleModels groups the roles by effective model, in role order.
-func roleModels(cfg *config.Config) []doctorModel {
-	var out []doctorModel
-	for _, role := range []string{config.RolePlanner, config.RoleCoder, config.RoleReviewer} {
-		name := cfg.ModelFor(role)
-		found := false
-		for i := range out {
-			if out[i].Model == name {
-				out[i].Roles = append(out[i].Roles, role)
-				found = true
+// serverGroup is one server the roles use: its name, its values (table
+// names it in messages) and its roles with their models.
+type serverGroup struct {
+	name, table string
+	o           config.Ollama
+	roles       []string
+	models      []doctorModel // grouped by model, in role order
+}
+
+// serverGroups groups the roles by server, and each server's roles by
+// model, in role order: doctor checks every server a role uses, and no
+// other.
+func serverGroups(cfg *config.Config) []serverGroup {
+	var out []serverGroup
+	for _, role := range config.Roles {
+		name, o, _ := cfg.ServerFor(role)
+		i := slices.IndexFunc(out, func(g serverGroup) bool { return g.name == name })
+		if i < 0 {
+			table := config.DefaultServer
+			if name != config.DefaultServer {
+				table = "servers." + name
 			}
+			out = append(out, serverGroup{name: name, table: table, o: o})
+			i = len(out) - 1
 		}
-		if !found {
-			out = append(out, doctorModel{Roles: []string{role}, Model: name})
+		g := &out[i]
+		g.roles = append(g.roles, role)
+		m := cfg.ModelFor(role)
+		if j := slices.IndexFunc(g.models, func(dm doctorModel) bool { return dm.Model == m }); j >= 0 {
+			g.models[j].Roles = append(g.models[j].Roles, role)
+		} else {
+			g.models = append(g.models, doctorModel{Roles: []string{role}, Model: m, Server: name})
 		}
 	}
 	return out

@@ -18,8 +18,9 @@ const (
 	serverOpenAI = "openai-compatible"
 )
 
-// probeBackend fills rep.Backend and rep.Models: whether the server
-// answers, whether it is Ollama, and for each role's model whether the
+// probeBackend checks one server the roles use and returns its models,
+// each checked, and the warnings found: whether the server answers,
+// whether it is Ollama, and for each of its roles' models whether the
 // server has it, whether it can call tools (and think, if think = true),
 // and the context window it runs with.
 //
@@ -27,10 +28,10 @@ const (
 // server is asked for GET /v1/models, which every OpenAI-compatible server
 // serves; Ollama's own checks (capabilities, context windows) run only
 // when the server also answers GET /api/version.
-func probeBackend(ctx context.Context, c *ollama.Client, cfg *config.Config, rep *doctorReport) {
-	models := roleModels(cfg)
+func probeBackend(ctx context.Context, c *ollama.Client, g serverGroup, db *doctorBackend) (models []doctorModel, warnings []string) {
+	models = slices.Clone(g.models)
 	unreachable := func(err error) {
-		rep.Backend.Status, rep.Backend.Error = report.StatusUnavailable, err.Error()
+		db.Status, db.Error = report.StatusUnavailable, err.Error()
 		for i := range models {
 			models[i].Status, models[i].Error = report.StatusUnavailable, "backend unreachable"
 		}
@@ -41,47 +42,52 @@ func probeBackend(ctx context.Context, c *ollama.Client, cfg *config.Config, rep
 				models[i].Capabilities = []string{}
 			}
 		}
-		rep.Models = append(rep.Models, models...)
 	}()
 
 	var listed []model.ModelInfo
-	if cfg.Ollama.API == config.APIOpenAI {
+	if g.o.API == config.APIOpenAI {
 		var err error
 		if listed, err = c.ListModels(ctx); err != nil {
 			unreachable(err)
-			return
+			return models, nil
 		}
 	}
 	version, err := c.Version(ctx)
 	switch {
 	case err == nil:
-		rep.Backend.Status, rep.Backend.Server, rep.Backend.Version = report.StatusOK, serverOllama, version
-	case cfg.Ollama.API == config.APIOpenAI:
+		db.Status, db.Server, db.Version = report.StatusOK, serverOllama, version
+	case g.o.API == config.APIOpenAI:
 		// /v1/models answered: an OpenAI-compatible server that is not
 		// Ollama (or whose /api/version failed: treated the same).
-		rep.Backend.Status, rep.Backend.Server = report.StatusOK, serverOpenAI
+		db.Status, db.Server = report.StatusOK, serverOpenAI
 	case errors.Is(err, ollama.ErrNotOllama):
-		unreachable(fmt.Errorf("%v; set api = \"openai\" in [ollama] to use it", err))
-		return
+		unreachable(fmt.Errorf("%v; set api = \"openai\" in [%s] to use it", err, g.table))
+		return models, nil
 	default:
 		unreachable(err)
-		return
+		return models, nil
 	}
 
-	if rep.Backend.Server != serverOllama {
+	if db.Server != serverOllama {
 		for i := range models {
 			checkListedModel(&models[i], listed)
 		}
-		return
+		return models, nil
 	}
 	var loaded []model.LoadedModel
-	if cfg.Ollama.API == config.APIOpenAI {
+	if g.o.API == config.APIOpenAI {
 		loaded, _ = c.LoadedModels(ctx) // an old server without /api/ps: the window stays unknown
 	}
 	for i := range models {
-		w := checkOllamaModel(ctx, c, cfg, &models[i], loaded)
-		rep.Warnings = append(rep.Warnings, w...)
+		for _, w := range checkOllamaModel(ctx, c, g, &models[i], loaded) {
+			if g.name != config.DefaultServer {
+				// Which server, and whose: [ollama]'s keep their old wording.
+				w = fmt.Sprintf("[%s] (%s): %s", g.table, strings.Join(models[i].Roles, ", "), w)
+			}
+			warnings = append(warnings, w)
+		}
 	}
+	return models, warnings
 }
 
 // checkListedModel checks a model against an OpenAI-compatible server's
@@ -102,7 +108,7 @@ func checkListedModel(dm *doctorModel, listed []model.ModelInfo) {
 
 // checkOllamaModel checks one model on an Ollama server and returns the
 // warnings it found.
-func checkOllamaModel(ctx context.Context, c *ollama.Client, cfg *config.Config, dm *doctorModel, loaded []model.LoadedModel) []string {
+func checkOllamaModel(ctx context.Context, c *ollama.Client, g serverGroup, dm *doctorModel, loaded []model.LoadedModel) []string {
 	info, err := c.ShowModel(ctx, dm.Model)
 	if errors.Is(err, model.ErrModelNotFound) {
 		dm.Status = report.StatusUnavailable
@@ -123,21 +129,21 @@ func checkOllamaModel(ctx context.Context, c *ollama.Client, cfg *config.Config,
 	}
 	// think is sent only with the native API; the server refuses it (HTTP
 	// 400 "does not support thinking") for a model without the capability.
-	if cfg.Ollama.API != config.APIOpenAI && cfg.Ollama.Think && !slices.Contains(info.Capabilities, "thinking") {
-		problems = append(problems, `think = true but the model does not report the "thinking" capability, so the server would refuse every call; set think = false in [ollama] or pick a thinking model`)
+	if g.o.API != config.APIOpenAI && g.o.Think && !slices.Contains(info.Capabilities, "thinking") {
+		problems = append(problems, fmt.Sprintf(`think = true but the model does not report the "thinking" capability, so the server would refuse every call; set think = false in [%s] or pick a thinking model`, g.table))
 	}
 	if len(problems) > 0 {
 		dm.Status, dm.Error = report.StatusFailed, strings.Join(problems, "; ")
 	}
-	return contextWindow(cfg, dm, loaded)
+	return contextWindow(g.o, dm, loaded)
 }
 
 // contextWindow sets the model's effective context window and says how it
 // was found, or why it cannot be known; it returns a warning when prompts
 // up to context_length would be cut by the server.
-func contextWindow(cfg *config.Config, dm *doctorModel, loaded []model.LoadedModel) []string {
-	want := cfg.Ollama.ContextLength
-	if cfg.Ollama.API != config.APIOpenAI {
+func contextWindow(o config.Ollama, dm *doctorModel, loaded []model.LoadedModel) []string {
+	want := o.ContextLength
+	if o.API != config.APIOpenAI {
 		dm.ContextWindow = want
 		dm.ContextNote = "context_length, sent as num_ctx with every call"
 		if dm.ContextLength > 0 && want > dm.ContextLength {

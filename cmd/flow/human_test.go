@@ -176,7 +176,7 @@ func TestDoctorHumanOutput(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "op.toml", "workspace_dir = "+tomlString(ws)+"\n[ollama]\nbase_url = \"http://127.0.0.1:9\"\n")
 	out, code := runFlowTTY(t, dir, hermeticEnv(t, "NO_COLOR=1"), "doctor", "-c", cfg)
-	if code != 1 || !strings.Contains(out, "doctor · ") || !strings.Contains(out, "backend\n  ✗ http://127.0.0.1:9 (native)") {
+	if code != 1 || !strings.Contains(out, "doctor · ") || !strings.Contains(out, "servers\n  ✗ ollama http://127.0.0.1:9 (native) for planner, coder, reviewer") {
 		t.Errorf("doctor summary = %d:\n%s", code, out)
 	}
 }

@@ -529,6 +529,21 @@ cmd = ["grep", "-q", "package", "a.go"]
 		t.Errorf("checkhealth flow with the backend down =\n%s\nwant no advice to pull a model", text)
 	}
 
+	// Two servers, the reviewer's down: each server's line names its
+	// roles, and only the reviewer's model goes unchecked.
+	two := writeFile(t, t.TempDir(), "two.toml", "workspace_dir = "+tomlString(ws)+"\n"+settings+
+		"[servers.gpu]\nbase_url = "+tomlString(closedURL(t))+"\nmodel = \"big\"\napi = \"openai\"\n[roles.reviewer]\nserver = \"gpu\"\n")
+	items, text = health(flowBin, two)
+	if it := want(items, text, "OK", "backend ollama "+srv.URL); !strings.HasSuffix(it.Text, "for planner, coder") {
+		t.Errorf("[ollama]'s report = %q, want it reachable for planner, coder", it.Text)
+	}
+	want(items, text, "ERROR", "backend gpu ")
+	if it, _ := nvimtest.FindHealth(items, "ERROR", "backend gpu "); !strings.Contains(it.Text, "(openai) for reviewer: ") {
+		t.Errorf("gpu's report = %q, want it to name the reviewer", it.Text)
+	}
+	want(items, text, "OK", "model coder:7b (planner, coder on ollama): present")
+	want(items, text, "WARNING", "model big (reviewer on gpu): not checked")
+
 	items, text = health("/nonexistent/flow", cfg)
 	want(items, text, "ERROR", "flow binary not found or not executable: /nonexistent/flow")
 }
@@ -808,4 +823,23 @@ func TestNvimFlowDiffShowsHunk(t *testing.T) {
 		t.Errorf(":FlowDiff = %q (filetype %v):\n%s\nwant flow://diff, filetype diff:\n%s", cur[0], cur[1], cur[2], want)
 	}
 	nvimtest.NoPrompt(t, s.v)
+}
+
+// TestNvimStatusServers: :FlowStatus names each role's model, with its
+// server when that is not [ollama], from the status report's models.
+func TestNvimStatusServers(t *testing.T) {
+	t.Parallel()
+	v := nvimtest.New(t, nvimtest.Options{Dir: t.TempDir()})
+	got := nvimtest.Exec(t, v, `
+		package.loaded['flow'] = { status = function()
+			return { status = "ok", models = { planner = "a", coder = "a", reviewer = "b",
+				servers = { planner = "ollama", coder = "ollama", reviewer = "gpu" } } }
+		end }
+		local shown
+		vim.notify = function(msg) shown = msg end
+		require('flow.commands').status()
+		return shown`)
+	if s, _ := got.(string); !strings.Contains(s, "models: planner a, coder a, reviewer b on gpu") {
+		t.Errorf(":FlowStatus shows %q, want the reviewer's model on gpu", got)
+	}
 }

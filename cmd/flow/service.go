@@ -10,14 +10,17 @@ import (
 	"flow/runtime/agent"
 	"flow/runtime/config"
 	"flow/runtime/journal"
+	"flow/runtime/model"
 	"flow/runtime/model/ollama"
 )
 
 // workspaceRuntime is one command's runtime over the configured workspace.
 type workspaceRuntime struct {
-	cfg      *config.Config
-	disk     *bufferfs.Disk
-	backend  *ollama.Client
+	cfg     *config.Config
+	disk    *bufferfs.Disk
+	backend *ollama.Client // [ollama]'s
+	// servers are the clients of the [servers.NAME] tables, by name.
+	servers  map[string]*ollama.Client
 	store    *journal.Store // nil when the journal could not be opened
 	warnings []string
 	// home and userFile name the user's home and user configuration file,
@@ -33,7 +36,7 @@ func (w *workspaceRuntime) Close() { w.disk.Close() }
 // its editor session).
 func (w *workspaceRuntime) service(env *plugin.RuntimeEnv) *agent.Service {
 	opts := agent.ServiceOptions{
-		FS: w.disk, Backend: w.backend, Catalog: w.backend, Store: w.store,
+		FS: w.disk, Backend: w.backend, Servers: w.roleServers(), Catalog: w.backend, Store: w.store,
 		Version: flowVersion(), FileIO: w.disk.Mode(), Warnings: w.warnings,
 		Home: w.home, UserFile: w.userFile,
 	}
@@ -51,11 +54,16 @@ func openRuntime(e *env, writable bool) (*workspaceRuntime, error) {
 	if err != nil {
 		return nil, err
 	}
-	backend, err := newBackend(cfg)
+	backend, err := newBackend(config.DefaultServer, cfg.Ollama)
 	if err != nil {
 		return nil, err
 	}
-	w := &workspaceRuntime{cfg: cfg, backend: backend, home: e.getenv("HOME"), userFile: config.UserFile(e.getenv)}
+	w := &workspaceRuntime{cfg: cfg, backend: backend, servers: map[string]*ollama.Client{}, home: e.getenv("HOME"), userFile: config.UserFile(e.getenv)}
+	for _, s := range cfg.Servers {
+		if w.servers[s.Name], err = newBackend("servers."+s.Name, s.Settings()); err != nil {
+			return nil, err
+		}
+	}
 	w.store, err = openJournal(e, cfg)
 	if err != nil {
 		w.warnings = append(w.warnings, fmt.Sprintf("write journal unavailable (undo and history are off): %v", err))
@@ -92,21 +100,40 @@ func privatePaths(e *env, cfg *config.Config, store *journal.Store) []string {
 	return p
 }
 
-// newBackend builds the model client; it never contacts the server.
-func newBackend(cfg *config.Config) (*ollama.Client, error) {
+// newBackend builds the client of one server, the table named table
+// ([ollama] or [servers.NAME]); it never contacts the server.
+func newBackend(table string, o config.Ollama) (*ollama.Client, error) {
 	c, err := ollama.New(ollama.Options{
-		BaseURL:       cfg.Ollama.BaseURL,
-		API:           cfg.Ollama.API,
-		Temperature:   cfg.Ollama.Temperature,
-		ContextLength: cfg.Ollama.ContextLength,
-		Timeout:       time.Duration(cfg.Ollama.Timeout * float64(time.Second)),
-		AllowRemote:   cfg.Ollama.AllowRemote,
-		Think:         cfg.Ollama.Think,
+		BaseURL:       o.BaseURL,
+		API:           o.API,
+		Temperature:   o.Temperature,
+		ContextLength: o.ContextLength,
+		Timeout:       time.Duration(o.Timeout * float64(time.Second)),
+		AllowRemote:   o.AllowRemote,
+		Think:         o.Think,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("ollama: %w", err)
+		return nil, fmt.Errorf("%s: %w", table, err)
 	}
 	return c, nil
+}
+
+// roleServers returns the [servers.NAME] clients as the runtime takes
+// them.
+func (w *workspaceRuntime) roleServers() map[string]model.Backend {
+	out := make(map[string]model.Backend, len(w.servers))
+	for name, c := range w.servers {
+		out[name] = c
+	}
+	return out
+}
+
+// client returns the client of role's server.
+func (w *workspaceRuntime) client(role string) *ollama.Client {
+	if name, _, _ := w.cfg.ServerFor(role); name != config.DefaultServer {
+		return w.servers[name]
+	}
+	return w.backend
 }
 
 // openJournal opens the workspace's journal under the state directory.

@@ -6,8 +6,6 @@ import (
 
 	"flow/cmd/flow/internal/tui"
 	"flow/runtime/agent"
-	"flow/runtime/config"
-	"flow/runtime/report"
 )
 
 // cmdTUI implements `flow` and `flow tui`: the terminal UI when stdin and
@@ -22,13 +20,9 @@ func cmdTUI(ctx context.Context, e *env) int {
 	svc := rt.service(nil)
 	cfg := svc.Config()
 	code := tui.Run(ctx, svc, tui.Options{
-		Workspace: cfg.Workspace,
-		Trusted:   cfg.Trusted,
-		Models: report.Models{
-			Planner:  cfg.ModelFor(config.RolePlanner),
-			Coder:    cfg.ModelFor(config.RoleCoder),
-			Reviewer: cfg.ModelFor(config.RoleReviewer),
-		},
+		Workspace:  cfg.Workspace,
+		Trusted:    cfg.Trusted,
+		Models:     agent.ModelsOf(&cfg),
 		IsTerminal: isTerminal(e.stdin) && isTerminal(e.stdout),
 		Stderr:     e.stderr,
 	}, e.stdin, e.stdout)

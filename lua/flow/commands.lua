@@ -95,8 +95,14 @@ function M.status()
     lines[#lines + 1] = "workspace: " .. tostring(r.workspace) .. (r.trusted and " (trusted)" or " (read-only)")
   end
   if type(r.models) == "table" then
-    lines[#lines + 1] = string.format("models: planner %s, coder %s, reviewer %s",
-      tostring(r.models.planner), tostring(r.models.coder), tostring(r.models.reviewer))
+    -- Each role's model, with its server when that is not [ollama].
+    local servers = type(r.models.servers) == "table" and r.models.servers or {}
+    local function on(role)
+      local s = servers[role]
+      local m = tostring(r.models[role])
+      return (type(s) == "string" and s ~= "ollama") and (m .. " on " .. s) or m
+    end
+    lines[#lines + 1] = string.format("models: planner %s, coder %s, reviewer %s", on("planner"), on("coder"), on("reviewer"))
   end
   if type(r.checks) == "table" then
     local names = {}

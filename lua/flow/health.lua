@@ -181,20 +181,32 @@ local function render_doctor(r, report, explicit, ws)
   if where_ws and not mentions(warnings, { "workspace is" }) then
     r.warn(where_ws, { "start Neovim in the project's directory, or set `workspace` in setup()" })
   end
-  local b = type(report.backend) == "table" and report.backend or {}
-  local where = tostring(b.base_url or "?") .. " (" .. tostring(b.api or "native") .. ")"
-  local up = b.status == "ok"
-  if up then
-    r.ok("backend " .. where .. " reachable" .. (b.version and (", version " .. tostring(b.version)) or ""))
-  else
-    render(r, b.status or "error", "backend " .. where .. ": " .. tostring(b.error or b.status), {
-      "start Ollama (`ollama serve`) or fix ollama.base_url in the configuration",
-    })
+  -- Every server a role uses (a flow without [servers.NAME] reports one
+  -- backend), each with its roles.
+  local servers = type(report.servers) == "table" and #report.servers > 0 and report.servers
+    or { type(report.backend) == "table" and report.backend or {} }
+  local up = {}
+  for _, b in ipairs(servers) do
+    local where = tostring(b.base_url or "?") .. " (" .. tostring(b.api or "native") .. ")"
+    local for_roles = (#servers > 1 and type(b.roles) == "table") and (" for " .. table.concat(b.roles, ", ")) or ""
+    local key = "backend " .. (#servers > 1 and b.name and (tostring(b.name) .. " ") or "")
+    up[b.name or "ollama"] = b.status == "ok"
+    if b.status == "ok" then
+      r.ok(key .. where .. " reachable" .. (b.version and (", version " .. tostring(b.version)) or "") .. for_roles)
+    else
+      local table_name = (b.name and b.name ~= "ollama") and ("servers." .. tostring(b.name)) or "ollama"
+      render(r, b.status or "error", key .. where .. for_roles .. ": " .. tostring(b.error or b.status), {
+        "start the server (`ollama serve`) or fix " .. table_name .. ".base_url in the configuration",
+      })
+    end
   end
   for _, m in ipairs(type(report.models) == "table" and report.models or {}) do
     local roles = type(m.roles) == "table" and table.concat(m.roles, ", ") or "?"
+    if #servers > 1 and m.server then
+      roles = roles .. " on " .. tostring(m.server)
+    end
     local text = "model " .. tostring(m.model) .. " (" .. roles .. ")"
-    if not up then
+    if not up[m.server or "ollama"] then
       -- Whether the model is there cannot be known: no advice to pull it.
       r.warn(text .. ": not checked, the backend is unreachable")
     elseif m.status == "ok" then

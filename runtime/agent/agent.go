@@ -167,6 +167,8 @@ func (r *run) setup(ctx context.Context) error {
 	switch {
 	case d.Backend == nil:
 		return fmt.Errorf("no model backend configured")
+	case r.missingServer() != "":
+		return fmt.Errorf("%s", r.missingServer())
 	case d.FS == nil:
 		return fmt.Errorf("no workspace file system configured")
 	}

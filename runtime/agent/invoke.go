@@ -39,7 +39,8 @@ func (r *run) role(ctx context.Context, name string, roleCtx map[string]any) out
 // skipRole records role name as skipped for the reason why, with a role
 // end event that says so.
 func (r *run) skipRole(name, why string) outcome {
-	o := outcome{Role: report.Role{Role: name, Model: r.cfg.ModelFor(name), Status: report.StatusSkipped, Summary: why}, end: end{cause: causeSkipped}}
+	server, _, _ := r.cfg.ServerFor(name)
+	o := outcome{Role: report.Role{Role: name, Model: r.cfg.ModelFor(name), Server: server, Status: report.StatusSkipped, Summary: why}, end: end{cause: causeSkipped}}
 	r.roles = append(r.roles, o.Role)
 	r.emit(progress.Event{Kind: progress.RoleEnd, Role: name, Status: o.Status, Message: why})
 	return o

@@ -79,7 +79,7 @@ func (r *env) policyFor(name string) policy {
 		p.answerCode = r.cfg.Agent.AnswerCode && r.cfg.Trusted
 		p.whole = r.format.edit == config.EditWhole && r.cfg.Trusted
 		p.nudge = r.cfg.Trusted
-		if r.cfg.Trusted && r.cfg.Agent.RetryTemperature > r.cfg.Ollama.Temperature {
+		if _, o, _ := r.cfg.ServerFor(name); r.cfg.Trusted && r.cfg.Agent.RetryTemperature > o.Temperature {
 			p.retry = r.cfg.Agent.RetryTemperature
 		}
 		p.doneAfterRepeats = true

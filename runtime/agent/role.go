@@ -10,7 +10,8 @@ import (
 
 // newSession starts invocation k of the role of policy p in the run e.
 func newSession(r *env, p policy, k int) *session {
-	s := &session{r: r, p: p, k: k, model: r.cfg.ModelFor(p.role), writes: r.writes,
+	server, _, _ := r.cfg.ServerFor(p.role)
+	s := &session{r: r, p: p, k: k, model: r.cfg.ModelFor(p.role), server: server, writes: r.writes,
 		conv: newConversation(r.cfg.Agent.MaxContextChars, p.offered, r.format.nativeTools)}
 	s.rules = s.newRules()
 	return s

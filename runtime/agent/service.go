@@ -36,6 +36,9 @@ type ServiceOptions struct {
 	FS bufferfs.FS
 	// Backend is the model server. Required for runs.
 	Backend model.Backend
+	// Servers are the clients of the [servers.NAME] tables, by name; a
+	// role sent to a server without one cannot run (doc/design.md §7.9).
+	Servers map[string]model.Backend
 	// Catalog lists installed models (/models, /model, doctor); optional.
 	Catalog model.Catalog
 	// Store is the workspace's journal (undo, history, cross-process lock).
@@ -179,7 +182,7 @@ func (s *Service) run(ctx context.Context, task string, events func(progress.Eve
 		defer jr.Close()
 	}
 	deps := loopDeps{
-		Backend: s.opts.Backend, FS: s.opts.FS, Now: s.opts.Now, RunID: runID,
+		Backend: s.opts.Backend, Servers: s.opts.Servers, FS: s.opts.FS, Now: s.opts.Now, RunID: runID,
 		Checks: func(ev checkHooks) tools.CheckRunner { return s.editorChecks(s.checkRunner(&cfg, ev)) },
 	}
 	if ed := s.opts.Editor; ed != nil {
@@ -381,11 +384,7 @@ func statusOf(cfg *config.Config, version string) report.Status {
 			Type: "ollama", API: cfg.Ollama.API, BaseURL: cfg.Ollama.BaseURL,
 			Connectivity: "unverified", Note: "status does not contact the model",
 		},
-		Models: report.Models{
-			Planner:  cfg.ModelFor(config.RolePlanner),
-			Coder:    cfg.ModelFor(config.RoleCoder),
-			Reviewer: cfg.ModelFor(config.RoleReviewer),
-		},
+		Models:       ModelsOf(cfg),
 		Editor:       report.Editor{Status: report.StatusUnavailable, Error: &noEditor},
 		Warnings:     slices.Clone(cfg.Warnings),
 		Capabilities: report.Capabilities{SingleWriter: true, ReadOnlyConcurrency: 1},
@@ -398,6 +397,19 @@ func statusOf(cfg *config.Config, version string) report.Status {
 		st.Checks = append(st.Checks, report.CheckSummary{Name: c.Name, Required: c.Required, Kind: c.Kind, Filetypes: c.Filetypes})
 	}
 	return st.Normalize()
+}
+
+// ModelsOf names each role's model and server (doc/design.md §7.9).
+func ModelsOf(cfg *config.Config) report.Models {
+	server := func(role string) string { name, _, _ := cfg.ServerFor(role); return name }
+	return report.Models{
+		Planner:  cfg.ModelFor(config.RolePlanner),
+		Coder:    cfg.ModelFor(config.RoleCoder),
+		Reviewer: cfg.ModelFor(config.RoleReviewer),
+		Servers: &report.RoleServers{
+			Planner: server(config.RolePlanner), Coder: server(config.RoleCoder), Reviewer: server(config.RoleReviewer),
+		},
+	}
 }
 
 // Models lists the installed models.
@@ -416,8 +428,7 @@ func (s *Service) SetModel(name string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.cfg.Ollama.Model = name
-	s.cfg.Models = config.Models{}
+	s.cfg.UseModel(name)
 	return nil
 }
 

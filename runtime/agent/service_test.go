@@ -128,7 +128,8 @@ func TestServiceSetModel(t *testing.T) {
 	svc := newService(t, cfg, newScripted(t), t.TempDir())
 	svc.SetModel("other:7b")
 	st := svc.Status(t.Context())
-	if st.Models != (report.Models{Planner: "other:7b", Coder: "other:7b", Reviewer: "other:7b"}) {
+	if m := st.Models; m.Planner != "other:7b" || m.Coder != "other:7b" || m.Reviewer != "other:7b" ||
+		m.Servers == nil || *m.Servers != (report.RoleServers{Planner: "ollama", Coder: "ollama", Reviewer: "ollama"}) {
 		t.Errorf("models after SetModel = %+v, want other:7b for every role", st.Models)
 	}
 	if names := strings.Join(svc.ToolNames(), ","); !strings.Contains(names, "file_write") {

@@ -14,10 +14,12 @@ type session struct {
 	p     policy
 	k     int // the invocation's number, for synthesised call ids
 	model string
-	conv  *conversation
-	rules []rule
-	prev  promptSize // the previous call's size, for the window check
-	seen  repeats    // answers of the previous turn's calls
+	// server names the role's server, for its report entry.
+	server string
+	conv   *conversation
+	rules  []rule
+	prev   promptSize // the previous call's size, for the window check
+	seen   repeats    // answers of the previous turn's calls
 	// now is what the invocation's message ends with ("Now: …", a repair
 	// cycle's request), or "".
 	now string
@@ -62,7 +64,7 @@ type turn struct {
 // interrupted is the report entry of an invocation that an internal error
 // cut short.
 func (s *session) interrupted() report.Role {
-	return report.Role{Role: s.p.role, Model: s.model, Status: report.StatusError, Turns: s.turns,
+	return report.Role{Role: s.p.role, Model: s.model, Server: s.server, Status: report.StatusError, Turns: s.turns,
 		Summary: s.summary, ToolErrors: s.toolErrors, Error: "interrupted by an internal error (the run's error says which)"}
 }
 
@@ -72,7 +74,7 @@ func (s *session) outcome(e end) outcome {
 		s.summary = e.summary
 	}
 	o := outcome{end: e, Role: report.Role{
-		Role: s.p.role, Model: s.model, Status: e.status(), Turns: s.turns,
+		Role: s.p.role, Model: s.model, Server: s.server, Status: e.status(), Turns: s.turns,
 		Summary: s.summary, ToolErrors: s.toolErrors, Error: e.message(),
 	}}
 	if v := e.verdict; v != nil {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -24,8 +25,13 @@ var _ toolbox = (*tools.Registry)(nil)
 
 // loopDeps are the agent's collaborators.
 type loopDeps struct {
-	// Backend is the chat model server. Required.
+	// Backend is the chat model server of [ollama], the default. Required.
 	Backend model.Backend
+	// Servers are the clients of the [servers.NAME] tables, by name. A
+	// role's requests go to its server's client only: a run whose role
+	// names a server without one is refused before any call, never sent
+	// to Backend (doc/design.md §7.9).
+	Servers map[string]model.Backend
 	// FS is the workspace file system. Required: it serves the file tools
 	// and the fingerprints of changed files.
 	FS bufferfs.FS
@@ -77,7 +83,7 @@ type env struct {
 	rec   *recorder
 	// events is the run's progress sink; nil when nobody listens.
 	events  func(progress.Event)
-	windows map[string]*window // the prompt budget of each model's context window
+	windows map[string]*window // the prompt budget of each server's model's context window
 	// format is how the coder edits and where the tools are declared,
 	// resolved once when the run is set up.
 	format  formatChoice
@@ -150,16 +156,42 @@ func (r *env) emit(e progress.Event) {
 	r.events(e)
 }
 
-// contextWindow returns the window of model m in this run, made (and the
-// server asked about it) before its first call.
-func (r *env) contextWindow(ctx context.Context, m string) *window {
-	if w := r.windows[m]; w != nil {
+// contextWindow returns the window of model m on role's server in this
+// run, made (and the server asked about it) before its first call. One
+// model on two servers has two windows.
+func (r *env) contextWindow(ctx context.Context, role, m string) *window {
+	name, o, _ := r.cfg.ServerFor(role)
+	key := name + "\x00" + m
+	if w := r.windows[key]; w != nil {
 		return w
 	}
 	if r.windows == nil {
 		r.windows = map[string]*window{}
 	}
-	w := probeWindow(ctx, r.cfg.Ollama, r.deps.Backend, m)
-	r.windows[m] = w
+	w := probeWindow(ctx, o, r.backend(role), m)
+	r.windows[key] = w
 	return w
+}
+
+// backend returns the client of role's server: deps.Backend for
+// [ollama], else the [servers.NAME] client (nil when there is none, which
+// setup refuses before any call).
+func (r *env) backend(role string) model.Backend {
+	name, _, _ := r.cfg.ServerFor(role)
+	if name == config.DefaultServer {
+		return r.deps.Backend
+	}
+	return r.deps.Servers[name]
+}
+
+// missingServer returns the problem of a role whose server has no
+// client, "" when every role's has one.
+func (r *env) missingServer() string {
+	for _, role := range config.Roles {
+		if r.backend(role) == nil {
+			name, _, _ := r.cfg.ServerFor(role)
+			return fmt.Sprintf("the %s's server %q has no client: no [servers.%s] table reached the runtime; define it and name it in [roles.%s]", role, name, name, role)
+		}
+	}
+	return ""
 }

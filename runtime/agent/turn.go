@@ -28,7 +28,7 @@ type call struct {
 func (s *session) ask(ctx context.Context, n int, req model.Request, note string) (call, *end) {
 	r := s.r
 	chars := s.conv.promptSize(req.Tools != nil)
-	if msg := r.contextWindow(ctx, req.Model).before(chars); msg != "" {
+	if msg := r.contextWindow(ctx, s.p.role, req.Model).before(chars); msg != "" {
 		return call{}, &end{cause: causeContextOverflow, detail: strings.TrimPrefix(msg, MsgContextOverflow)}
 	}
 	// partial keeps what the call streamed, for the transcript of a call
@@ -51,7 +51,7 @@ func (s *session) ask(ctx context.Context, n int, req model.Request, note string
 	r.emit(progress.Event{Kind: progress.ModelTurn, Role: s.p.role, Turn: n})
 	t0 := r.deps.Now()
 	stopBeat := r.heartbeat(s.p.role, n)
-	resp, err := r.deps.Backend.Chat(ctx, req)
+	resp, err := r.backend(s.p.role).Chat(ctx, req)
 	stopBeat()
 	if lost := s.transcribe(n, req, note, resp, err, partial.String()); lost != "" {
 		note = strings.TrimPrefix(note+"; "+lost, "; ")
@@ -95,7 +95,7 @@ func (s *session) settle(c call, ex extraction) *end {
 	}
 	preview := replyPreview(content, shown)
 	tokens := c.resp.Usage.PromptTokens
-	if msg := s.r.contextWindow(context.Background(), s.model).after(c.chars, tokens, s.prev); msg != "" {
+	if msg := s.r.contextWindow(context.Background(), s.p.role, s.model).after(c.chars, tokens, s.prev); msg != "" {
 		e := end{cause: causeContextOverflow, detail: strings.TrimPrefix(msg, MsgContextOverflow)}
 		ev.Status, ev.Error = report.StatusError, e.message()
 		s.r.rec.modelCall(ev, preview)

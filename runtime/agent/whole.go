@@ -44,7 +44,7 @@ type coderModel struct {
 func (r *env) describeCoderModel(ctx context.Context) coderModel {
 	name := r.cfg.ModelFor(config.RoleCoder)
 	m := coderModel{name: name}
-	b, ok := r.deps.Backend.(showModel)
+	b, ok := r.backend(config.RoleCoder).(showModel)
 	if !ok {
 		m.missing = "the backend does not describe its models"
 		return m

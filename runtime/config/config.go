@@ -6,6 +6,8 @@
 // comes from a file.
 package config
 
+import "slices"
+
 // Check kinds.
 const (
 	KindCheck       = "check"
@@ -38,8 +40,16 @@ type Config struct {
 	// Trusted enables edits and named checks; only --trusted sets it.
 	Trusted bool `json:"trusted"`
 
-	Ollama Ollama  `json:"ollama"`
-	Models Models  `json:"models"`
+	// Ollama is the default server: the server of every role that
+	// Roles does not send elsewhere.
+	Ollama Ollama `json:"ollama"`
+	// Servers are the other model servers, [servers.NAME], in file order
+	// (doc/design.md §7.9).
+	Servers []Server `json:"servers"`
+	Models  Models   `json:"models"`
+	// Roles chooses a server (and a model) for a role, [roles.ROLE], in
+	// file order; a role not listed uses [ollama].
+	Roles  []Role  `json:"roles"`
 	Agent  Agent   `json:"agent"`
 	Checks []Check `json:"checks"` // in file order
 	Verify Verify  `json:"verify"`
@@ -60,7 +70,48 @@ type Ollama struct {
 	Think         bool    `json:"think"`
 }
 
-// Models holds per-role model overrides; "" inherits Ollama.Model.
+// DefaultServer is the name of the [ollama] table as a role's server.
+const DefaultServer = "ollama"
+
+// Server is one [servers.NAME] table: a model server besides [ollama],
+// with the same keys.
+type Server struct {
+	Name          string  `json:"name"`
+	BaseURL       string  `json:"base_url"`
+	Model         string  `json:"model"`
+	API           string  `json:"api"`
+	Temperature   float64 `json:"temperature"`
+	ContextLength int     `json:"context_length"`
+	Timeout       float64 `json:"timeout"` // seconds per model call
+	AllowRemote   bool    `json:"allow_remote"`
+	Think         bool    `json:"think"`
+}
+
+// Settings returns the server's values as an [Ollama] table.
+func (s *Server) Settings() Ollama {
+	return Ollama{BaseURL: s.BaseURL, Model: s.Model, API: s.API, Temperature: s.Temperature,
+		ContextLength: s.ContextLength, Timeout: s.Timeout, AllowRemote: s.AllowRemote, Think: s.Think}
+}
+
+// NewServer returns the server name with the values of o.
+func NewServer(name string, o Ollama) Server {
+	return Server{Name: name, BaseURL: o.BaseURL, Model: o.Model, API: o.API, Temperature: o.Temperature,
+		ContextLength: o.ContextLength, Timeout: o.Timeout, AllowRemote: o.AllowRemote, Think: o.Think}
+}
+
+// Role is one [roles.ROLE] table: the server a role's requests go to,
+// and optionally its model there.
+type Role struct {
+	Name string `json:"name"`
+	// Server names a [servers.NAME] table, or "ollama"; "" is "ollama".
+	Server string `json:"server"`
+	// Model, when set, is the role's model; else models.ROLE, else the
+	// server's model.
+	Model string `json:"model"`
+}
+
+// Models holds per-role model overrides; "" inherits the model of the
+// role's server.
 type Models struct {
 	Planner  string `json:"planner"`
 	Coder    string `json:"coder"`
@@ -178,26 +229,78 @@ func Default() Config {
 			EditFormat:       EditAuto,
 			ToolDeclarations: ToolsAuto,
 		},
+		Servers:  []Server{},
+		Roles:    []Role{},
 		Checks:   []Check{},
 		Warnings: []string{},
 	}
 }
 
-// ModelFor returns the effective model of role.
+// Roles lists the roles in the order a run meets them.
+var Roles = []string{RolePlanner, RoleCoder, RoleReviewer}
+
+// ModelFor returns the effective model of role: [roles.ROLE] model, else
+// models.ROLE, else the model of the role's server.
 func (c *Config) ModelFor(role string) string {
-	var m string
-	switch role {
-	case RolePlanner:
-		m = c.Models.Planner
-	case RoleCoder:
-		m = c.Models.Coder
-	case RoleReviewer:
-		m = c.Models.Reviewer
+	if r := c.roleTable(role); r != nil && r.Model != "" {
+		return r.Model
 	}
-	if m == "" {
-		return c.Ollama.Model
+	if m := modelsKey(&c.Models, role); m != "" {
+		return m
 	}
-	return m
+	_, o, _ := c.ServerFor(role)
+	return o.Model
+}
+
+// ServerFor returns the name and values of role's server: [ollama]
+// ("ollama") unless [roles.ROLE] names a [servers.NAME] table. ok is false
+// when it names a server that is not defined, which a validated
+// configuration never does; o is then [ollama]'s, for messages only.
+func (c *Config) ServerFor(role string) (name string, o Ollama, ok bool) {
+	r := c.roleTable(role)
+	if r == nil || r.Server == "" || r.Server == DefaultServer {
+		return DefaultServer, c.Ollama, true
+	}
+	if s := c.Server(r.Server); s != nil {
+		return s.Name, s.Settings(), true
+	}
+	return r.Server, c.Ollama, false
+}
+
+// Server returns the [servers.NAME] table name, or nil.
+func (c *Config) Server(name string) *Server {
+	for i := range c.Servers {
+		if c.Servers[i].Name == name {
+			return &c.Servers[i]
+		}
+	}
+	return nil
+}
+
+// roleTable returns role's [roles.ROLE] table, or nil.
+func (c *Config) roleTable(role string) *Role {
+	for i := range c.Roles {
+		if c.Roles[i].Name == role {
+			return &c.Roles[i]
+		}
+	}
+	return nil
+}
+
+// UseModel makes every role use the model name on its own server
+// (--model, the TUI's /model): ollama.model and every server's model
+// become name, and no role or [models] key overrides it.
+func (c *Config) UseModel(name string) {
+	c.Ollama.Model = name
+	c.Models = Models{}
+	// Copies: a Config's copies share its slices.
+	c.Servers, c.Roles = slices.Clone(c.Servers), slices.Clone(c.Roles)
+	for i := range c.Servers {
+		c.Servers[i].Model = name
+	}
+	for i := range c.Roles {
+		c.Roles[i].Model = ""
+	}
 }
 
 // Protected returns the absolute paths no file tool may write: the loaded

@@ -47,7 +47,7 @@ type decoder struct {
 
 // Allowed keys of each table.
 var (
-	rootKeys   = []string{"workspace_dir", "ollama", "models", "agent", "checks", "verify"}
+	rootKeys   = []string{"workspace_dir", "ollama", "servers", "models", "roles", "agent", "checks", "verify"}
 	ollamaKeys = []string{"base_url", "model", "api", "temperature", "context_length", "timeout", "allow_remote", "think"}
 	modelsKeys = []string{RolePlanner, RoleCoder, RoleReviewer}
 	checkKeys  = []string{"cmd", "timeout", "required", "kind", "filetypes", "env"}
@@ -139,6 +139,12 @@ func (d *decoder) root(root map[string]any, keys []toml.Key) {
 			d.models(t)
 		}
 	}
+	if v, ok := root["servers"]; ok {
+		d.servers(v, keys)
+	}
+	if v, ok := root["roles"]; ok {
+		d.roles(v)
+	}
 	if v, ok := root["agent"]; ok {
 		if t, ok := d.table("agent", v); ok {
 			d.agent(t)
@@ -155,20 +161,25 @@ func (d *decoder) root(root map[string]any, keys []toml.Key) {
 }
 
 func (d *decoder) ollama(t map[string]any) {
-	d.rejectUnknown("ollama", t, ollamaKeys)
-	o := &d.out.cfg.Ollama
+	d.server("ollama", t, &d.out.cfg.Ollama)
+}
+
+// server decodes a server table, [ollama] (table "ollama") or
+// [servers.NAME], onto o; every message names the table's keys.
+func (d *decoder) server(table string, t map[string]any, o *Ollama) {
+	d.rejectUnknown(table, t, ollamaKeys)
 	// allow_remote first: the base_url check depends on it.
 	if v, ok := t["allow_remote"]; ok {
 		if b, ok := v.(bool); ok {
 			o.AllowRemote = b
 		} else {
-			d.p.add("trust flags must be booleans: ollama.allow_remote")
+			d.p.add("trust flags must be booleans: %s.allow_remote", table)
 		}
 	}
 	if v, ok := t["base_url"]; ok {
 		if s, ok := v.(string); !ok {
-			d.p.add("ollama.base_url must be a string")
-		} else if msg := checkBaseURL(s, o.AllowRemote); msg != "" {
+			d.p.add("%s.base_url must be a string", table)
+		} else if msg := checkBaseURL(table, s, o.AllowRemote); msg != "" {
 			d.p.add("%s", msg)
 		} else {
 			o.BaseURL = normalizeBaseURL(s)
@@ -178,26 +189,26 @@ func (d *decoder) ollama(t map[string]any) {
 		if s, ok := v.(string); ok && strings.TrimSpace(s) != "" {
 			o.Model = strings.TrimSpace(s)
 		} else {
-			d.p.add("ollama.model must be a nonempty string")
+			d.p.add("%s.model must be a nonempty string", table)
 		}
 	}
 	if v, ok := t["api"]; ok {
 		if s, ok := v.(string); ok && (s == APINative || s == APIOpenAI) {
 			o.API = s
 		} else {
-			d.p.add("%s", apiMessage)
+			d.p.add("%s", apiMessage(table))
 		}
 	}
-	d.number(t, "ollama", "temperature", temperatureRange, &o.Temperature)
-	d.number(t, "ollama", "timeout", modelTimeoutRange, &o.Timeout)
+	d.number(t, table, "temperature", temperatureRange, &o.Temperature)
+	d.number(t, table, "timeout", modelTimeoutRange, &o.Timeout)
 	if v, ok := t["context_length"]; ok {
-		d.integer("ollama.context_length", v, contextLengthRange, &o.ContextLength)
+		d.integer(table+".context_length", v, contextLengthRange, &o.ContextLength)
 	}
 	if v, ok := t["think"]; ok {
 		if b, ok := v.(bool); ok {
 			o.Think = b
 		} else {
-			d.p.add("ollama.think must be a boolean")
+			d.p.add("%s.think must be a boolean", table)
 		}
 	}
 }
@@ -247,10 +258,10 @@ func (d *decoder) models(t map[string]any) {
 			continue
 		}
 		if s, ok := v.(string); ok {
-			// A blank role model inherits ollama.model, like an empty one.
+			// A blank role model inherits its server's model, like an empty one.
 			*f.dst = strings.TrimSpace(s)
 		} else {
-			d.p.add("models.%s must be a string", f.role)
+			d.p.add("models.%s must be a string, the model's name (a role's server is chosen with [roles.%s] server = \"NAME\")", f.role, f.role)
 		}
 	}
 }

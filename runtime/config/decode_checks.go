@@ -17,7 +17,7 @@ func (d *decoder) checks(v any, keys []toml.Key) {
 		d.p.add("%s", tooManyChecks)
 		return
 	}
-	for _, name := range checkOrder(t, keys) {
+	for _, name := range tableOrder("checks", t, keys) {
 		if !validCheckName(name) {
 			d.p.add("%s", checkNameMessage(name))
 			continue
@@ -31,14 +31,15 @@ func (d *decoder) checks(v any, keys []toml.Key) {
 	}
 }
 
-// checkOrder returns the names of the checks table in the order the file
-// first mentions them. Go maps have no order, so the order comes from the
-// parser's key list; any name it somehow lacks follows, sorted.
-func checkOrder(t map[string]any, keys []toml.Key) []string {
+// tableOrder returns the names of the table of tables named table
+// (checks, servers) in the order the file first mentions them. Go maps
+// have no order, so the order comes from the parser's key list; any name
+// it somehow lacks follows, sorted.
+func tableOrder(table string, t map[string]any, keys []toml.Key) []string {
 	order := make([]string, 0, len(t))
 	seen := make(map[string]bool, len(t))
 	for _, k := range keys {
-		if len(k) < 2 || k[0] != "checks" {
+		if len(k) < 2 || k[0] != table {
 			continue
 		}
 		if _, ok := t[k[1]]; ok && !seen[k[1]] {

@@ -147,7 +147,7 @@ func TestParseInvalid(t *testing.T) {
 		{"max_iterations as date", "[agent]\nmax_iterations = 2024-01-01", "agent.max_iterations must be an integer between 1 and 32"},
 		{"unknown agent key", "[agent]\nmax_turns = 3", "Unknown agent options: max_turns"},
 		{"unknown ollama keys sorted", "[ollama]\nshell_timeout = 1\nplugins_dir = \"p\"", "Unknown ollama options: plugins_dir, shell_timeout"},
-		{"models with integer", "[models]\nplanner = 1", "models.planner must be a string"},
+		{"models with integer", "[models]\nplanner = 1", "models.planner must be a string, the model's name (a role's server is chosen with [roles.planner] server = \"NAME\")"},
 		{"unknown role", "[models]\ncritic = \"m\"", "Unknown models options: critic"},
 		{"api grpc", "[ollama]\napi = \"grpc\"", `ollama.api must be "native" or "openai"`},
 		{"api not a string", "[ollama]\napi = 1", `ollama.api must be "native" or "openai"`},

@@ -100,12 +100,14 @@ type docKey struct {
 
 // The sections of doc/config.md and the key prefix of each.
 var docSections = map[string]string{
-	"Top level":       "",
-	"`[ollama]`":      "ollama.",
-	"`[models]`":      "models.",
-	"`[agent]`":       "agent.",
-	"`[checks.NAME]`": "checks.NAME.",
-	"`[verify]`":      "verify.",
+	"Top level":        "",
+	"`[ollama]`":       "ollama.",
+	"`[servers.NAME]`": "servers.NAME.",
+	"`[models]`":       "models.",
+	"`[roles.ROLE]`":   "roles.ROLE.",
+	"`[agent]`":        "agent.",
+	"`[checks.NAME]`":  "checks.NAME.",
+	"`[verify]`":       "verify.",
 }
 
 // keyTableHeader is the header row of every key table.
@@ -190,11 +192,13 @@ func codeSpan(s string) (string, bool) {
 
 // notFromFile are the fields of [config.Config] that no file key sets.
 var notFromFile = map[string]string{
-	"workspace":        "the resolved workspace (workspace_dir or --workspace)",
-	"config_path":      "the path of the loaded file",
-	"trusted":          "--trusted only",
-	"warnings":         "computed by Load",
-	"checks.NAME.name": "the table's name",
+	"workspace":         "the resolved workspace (workspace_dir or --workspace)",
+	"config_path":       "the path of the loaded file",
+	"trusted":           "--trusted only",
+	"warnings":          "computed by Load",
+	"checks.NAME.name":  "the table's name",
+	"servers.NAME.name": "the table's name",
+	"roles.ROLE.name":   "the table's name",
 }
 
 // checkConfigDoc returns every disagreement between doc and the decoder.
@@ -246,7 +250,7 @@ func configFields() map[string]string {
 			addFields(out, tag+".", f.Type)
 		case reflect.Slice:
 			if f.Type.Elem().Kind() == reflect.Struct {
-				addFields(out, tag+".NAME.", f.Type.Elem())
+				addFields(out, tag+tableOf(tag), f.Type.Elem())
 				continue
 			}
 			out[tag] = "Config." + f.Name
@@ -255,6 +259,15 @@ func configFields() map[string]string {
 		}
 	}
 	return out
+}
+
+// tableOf is the placeholder of a table of tables' names in the document:
+// [roles.ROLE] is a role's, the others are named.
+func tableOf(tag string) string {
+	if tag == "roles" {
+		return ".ROLE."
+	}
+	return ".NAME."
 }
 
 func addFields(out map[string]string, prefix string, typ reflect.Type) {
@@ -301,8 +314,30 @@ func (d *decoderProbe) load(text string) (*config.Config, error) {
 	return cfg, err
 }
 
-// probeCheck is the check name the probes use for checks.NAME.
-const probeCheck = "probe"
+// probeCheck is the check name the probes use for checks.NAME, and the
+// server name for servers.NAME; probeRole is the role of roles.ROLE.
+const (
+	probeCheck = "probe"
+	probeRole  = "reviewer"
+)
+
+// probeServer is the [servers.probe] table's required keys.
+var probeServer = map[string]string{"base_url": `"http://127.0.0.1:8000"`, "model": `"m"`}
+
+// serverDocument is a [servers.probe] table with its required keys, leaf
+// set to lit.
+func serverDocument(leaf, lit string) string {
+	text := "[servers." + probeCheck + "]\n"
+	for _, k := range []string{"base_url", "model"} {
+		if k != leaf {
+			text += k + " = " + probeServer[k] + "\n"
+		}
+	}
+	if leaf == "" {
+		return text
+	}
+	return text + leaf + " = " + lit + "\n"
+}
 
 // document returns a file that sets key to the TOML value lit, and the
 // key as the decoder's messages name it.
@@ -317,6 +352,10 @@ func document(key, lit string) (text, named string) {
 			text += "cmd = [\"true\"]\n"
 		}
 		return text + leaf + " = " + lit + "\n", "checks." + probeCheck + "." + leaf
+	case table == "servers.NAME":
+		return serverDocument(leaf, lit), "servers." + probeCheck + "." + leaf
+	case table == "roles.ROLE":
+		return "[roles." + probeRole + "]\n" + leaf + " = " + lit + "\n", "roles." + probeRole + "." + leaf
 	default:
 		return "[" + table + "]\n" + leaf + " = " + lit + "\n", key
 	}
@@ -419,6 +458,16 @@ func (d *decoderProbe) checkDefault(k docKey, lit string) string {
 	if err != nil {
 		return fmt.Sprintf("the decoder refuses its default `%s`: %v", lit, err)
 	}
+	if strings.HasPrefix(k.key, "servers.") {
+		base, err := d.load(serverDocument("", ""))
+		if err != nil {
+			return fmt.Sprintf("a server with only base_url and model does not load: %v", err)
+		}
+		if diff := cmp.Diff(base.Servers, cfg.Servers); diff != "" {
+			return fmt.Sprintf("the default `%s` is not the decoder's (-without the key +with it):\n%s", lit, diff)
+		}
+		return ""
+	}
 	if strings.HasPrefix(k.key, "checks.") {
 		base, err := d.load("[checks." + probeCheck + "]\ncmd = [\"true\"]\n")
 		if err != nil {
@@ -445,7 +494,7 @@ func defaults(c config.Config) []any {
 	if len(v.Protect) == 0 {
 		v.Protect = nil
 	}
-	return []any{c.Ollama, c.Models, c.Agent, v}
+	return []any{c.Ollama, c.Servers, c.Models, c.Roles, c.Agent, v}
 }
 
 func ofType(v any, typ string) bool {

@@ -70,8 +70,7 @@ func Load(opts LoadOptions) (*Config, error) {
 		if m == "" {
 			return nil, errorf(nil, "--model must be a nonempty string")
 		}
-		cfg.Ollama.Model = m
-		cfg.Models = Models{}
+		cfg.UseModel(m)
 	}
 	cfg.Trusted = opts.Trusted
 	if err := cfg.Validate(); err != nil {

@@ -99,33 +99,35 @@ var checkKinds = map[string]bool{
 // returns nil or an *[Error] listing every problem. It does not look at the
 // file system: Workspace is not checked.
 func (c *Config) Validate() error {
-	p := validateOllama(&c.Ollama)
+	p := validateOllama("ollama", &c.Ollama)
+	p = append(p, validateServers(c)...)
 	p = append(p, validateAgent(&c.Agent)...)
 	p = append(p, validateChecks(c.Checks)...)
 	p = append(p, validateVerify(&c.Verify)...)
 	return p.err()
 }
 
-// validateOllama returns the problems of the [ollama] values.
-func validateOllama(o *Ollama) problems {
+// validateOllama returns the problems of one server's values: the
+// [ollama] table's (table "ollama") or a [servers.NAME] table's.
+func validateOllama(table string, o *Ollama) problems {
 	var p problems
-	if msg := checkBaseURL(o.BaseURL, o.AllowRemote); msg != "" {
+	if msg := checkBaseURL(table, o.BaseURL, o.AllowRemote); msg != "" {
 		p.add("%s", msg)
 	}
 	if strings.TrimSpace(o.Model) == "" {
-		p.add("ollama.model must be a nonempty string")
+		p.add("%s.model must be a nonempty string", table)
 	}
 	if o.API != APINative && o.API != APIOpenAI {
-		p.add("%s", apiMessage)
+		p.add("%s", apiMessage(table))
 	}
 	if !temperatureRange.contains(o.Temperature) {
-		p.add("%s", temperatureRange.message("ollama.temperature"))
+		p.add("%s", temperatureRange.message(table+".temperature"))
 	}
 	if !contextLengthRange.contains(int64(o.ContextLength)) {
-		p.add("%s", contextLengthRange.message("ollama.context_length"))
+		p.add("%s", contextLengthRange.message(table+".context_length"))
 	}
 	if !modelTimeoutRange.contains(o.Timeout) {
-		p.add("%s", modelTimeoutRange.message("ollama.timeout"))
+		p.add("%s", modelTimeoutRange.message(table+".timeout"))
 	}
 	return p
 }
@@ -196,10 +198,13 @@ func validateCheck(ch *Check) problems {
 	return p
 }
 
-const (
-	apiMessage    = `ollama.api must be "native" or "openai"`
-	tooManyChecks = "At most 32 named checks are supported"
-)
+const tooManyChecks = "At most 32 named checks are supported"
+
+// apiMessage is the problem of a bad api in table ("ollama" or
+// "servers.NAME").
+func apiMessage(table string) string {
+	return table + `.api must be "native" or "openai"`
+}
 
 func validCheckName(name string) bool {
 	return len(name) <= MaxCheckName && checkNameRE.MatchString(name)
@@ -239,36 +244,32 @@ func checkEnv(key string, env []string) string {
 	return ""
 }
 
-// Base URL messages of the reference program.
-const (
-	baseURLPrefix = "Invalid ollama.base_url: "
-	baseURLShape  = baseURLPrefix + "expected HTTP(S) origin without credentials, query or path"
-	baseURLRemote = baseURLPrefix + "non-loopback Ollama requires explicit ollama.allow_remote=true"
-)
-
-// checkBaseURL validates the backend origin: http or https, a host, an
-// optional valid port, and nothing else (no credentials, query, fragment or
-// path other than "/"). The host must be loopback unless allowRemote.
-func checkBaseURL(raw string, allowRemote bool) string {
+// checkBaseURL validates a server's origin, the base_url of table
+// ("ollama" or "servers.NAME"): http or https, a host, an optional valid
+// port, and nothing else (no credentials, query, fragment or path other
+// than "/"). The host must be loopback unless allowRemote. The messages of
+// [ollama] are the reference program's.
+func checkBaseURL(table, raw string, allowRemote bool) string {
+	prefix := "Invalid " + table + ".base_url: "
 	u, err := url.Parse(raw)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return baseURLPrefix + err.Error()
+		return prefix + err.Error()
 	}
-	if msg := apiPathMessage(raw, u); msg != "" {
+	if msg := apiPathMessage(prefix, raw, u); msg != "" {
 		return msg
 	}
 	if !isOrigin(raw, u) {
-		return baseURLShape
+		return prefix + "expected HTTP(S) origin without credentials, query or path"
 	}
-	if msg := portMessage(u); msg != "" {
+	if msg := portMessage(prefix, u); msg != "" {
 		return msg
 	}
 	if !allowRemote && !isLoopback(u.Hostname()) {
-		return baseURLRemote
+		return prefix + "non-loopback Ollama requires explicit " + table + ".allow_remote=true"
 	}
 	return ""
 }
@@ -281,7 +282,7 @@ func webURL(raw string, u *url.URL) bool {
 
 // apiPathMessage explains a base URL that is an origin with the API's
 // path added (…/v1, …/api), the common mistake; "" for any other URL.
-func apiPathMessage(raw string, u *url.URL) string {
+func apiPathMessage(baseURLPrefix, raw string, u *url.URL) string {
 	p := strings.TrimSuffix(u.EscapedPath(), "/")
 	if !webURL(raw, u) || (p != "/v1" && p != "/api") {
 		return ""
@@ -296,7 +297,7 @@ func isOrigin(raw string, u *url.URL) bool {
 
 // portMessage refuses an empty or invalid port; "" when the port is fine
 // or absent.
-func portMessage(u *url.URL) string {
+func portMessage(baseURLPrefix string, u *url.URL) string {
 	if strings.HasSuffix(u.Host, ":") {
 		return baseURLPrefix + "empty port"
 	}

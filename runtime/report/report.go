@@ -86,11 +86,40 @@ type Backend struct {
 	Note         string `json:"note"`
 }
 
-// Models names the effective model of every role.
+// Models names the effective model of every role, and the server each
+// role's requests go to.
 type Models struct {
 	Planner  string `json:"planner"`
 	Coder    string `json:"coder"`
 	Reviewer string `json:"reviewer"`
+	// Servers names each role's server: "ollama" for the [ollama] table,
+	// else a [servers.NAME] table's name (doc/design.md §7.9). flow always
+	// sets it; nil in a report made elsewhere or by an older flow.
+	Servers *RoleServers `json:"servers,omitempty"`
+}
+
+// RoleServers names a server per role.
+type RoleServers struct {
+	Planner  string `json:"planner"`
+	Coder    string `json:"coder"`
+	Reviewer string `json:"reviewer"`
+}
+
+// ServerOf returns role's server, "" when the report does not say (an
+// older report).
+func (m Models) ServerOf(role string) string {
+	if m.Servers == nil {
+		return ""
+	}
+	switch role {
+	case "planner":
+		return m.Servers.Planner
+	case "coder":
+		return m.Servers.Coder
+	case "reviewer":
+		return m.Servers.Reviewer
+	}
+	return ""
 }
 
 // CheckSummary is the argv-free view of a configured check in a status report.

@@ -70,8 +70,12 @@ type HostEdit struct {
 
 // Role is the state of one role invocation.
 type Role struct {
-	Role       string   `json:"role"`
-	Model      string   `json:"model"`
+	Role  string `json:"role"`
+	Model string `json:"model"`
+	// Server names the role's server: "ollama" for the [ollama] table, or
+	// a [servers.NAME] table's name (doc/design.md §7.9); "" in reports of
+	// older versions.
+	Server     string   `json:"server,omitempty"`
 	Status     string   `json:"status"`
 	Turns      int      `json:"turns"`
 	Summary    string   `json:"summary"`

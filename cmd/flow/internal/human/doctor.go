@@ -12,20 +12,20 @@ func (p *printer) doctor(r doctorView) {
 	if r.LogFile != "" {
 		p.line("  %s %s", p.style(dim, "log:   "), r.LogFile)
 	}
-	p.heading("backend")
-	b := r.Backend
-	line := "  " + p.mark(b.Status) + " " + b.BaseURL + " (" + b.API + ")"
-	if b.Version != "" {
-		line += " · version " + b.Version
+	servers := r.Servers
+	if len(servers) == 0 {
+		// A report of a flow with one server.
+		servers = []doctorServer{r.Backend}
 	}
-	p.line("%s", line)
-	if b.Error != "" {
-		p.line("      %s", b.Error)
-	}
+	p.doctorServers(servers)
 	if len(r.Models) > 0 {
 		p.heading("models")
 		for _, m := range r.Models {
-			s := "  " + p.mark(m.Status) + " " + m.Model + " " + p.style(dim, "("+strings.Join(m.Roles, ", ")+")")
+			where := strings.Join(m.Roles, ", ")
+			if m.Server != "" && len(servers) > 1 {
+				where += " on " + m.Server
+			}
+			s := "  " + p.mark(m.Status) + " " + m.Model + " " + p.style(dim, "("+where+")")
 			if len(m.Capabilities) > 0 {
 				s += " · " + strings.Join(m.Capabilities, " ")
 			}
@@ -52,6 +52,28 @@ func (p *printer) doctor(r doctorView) {
 		p.heading("warnings")
 		for _, w := range r.Warnings {
 			p.line("  %s %s", p.style(yellow, "!"), w)
+		}
+	}
+}
+
+// doctorServers prints each server a role uses, with its roles.
+func (p *printer) doctorServers(servers []doctorServer) {
+	p.heading("servers")
+	for _, b := range servers {
+		line := "  " + p.mark(b.Status) + " "
+		if b.Name != "" {
+			line += b.Name + " "
+		}
+		line += b.BaseURL + " (" + b.API + ")"
+		if b.Version != "" {
+			line += " · version " + b.Version
+		}
+		if len(b.Roles) > 0 {
+			line += " " + p.style(dim, "for "+strings.Join(b.Roles, ", "))
+		}
+		p.line("%s", line)
+		if b.Error != "" {
+			p.line("      %s", b.Error)
 		}
 	}
 }

@@ -39,10 +39,17 @@ func (p *printer) statusHead(r report.Status) {
 	p.line("  %s %s", p.style(dim, "config: "), cfg)
 	p.line("  %s %s (%s)", p.style(dim, "backend:"), r.Backend.BaseURL, r.Backend.API)
 	m := r.Models
-	if m.Planner == m.Coder && m.Coder == m.Reviewer {
-		p.line("  %s %s", p.style(dim, "models: "), m.Planner)
+	on := func(model, server string) string {
+		if server == "" || server == "ollama" {
+			return model
+		}
+		return model + " on " + server
+	}
+	planner, coder, reviewer := on(m.Planner, m.ServerOf("planner")), on(m.Coder, m.ServerOf("coder")), on(m.Reviewer, m.ServerOf("reviewer"))
+	if planner == coder && coder == reviewer {
+		p.line("  %s %s", p.style(dim, "models: "), planner)
 	} else {
-		p.line("  %s planner %s · coder %s · reviewer %s", p.style(dim, "models: "), m.Planner, m.Coder, m.Reviewer)
+		p.line("  %s planner %s · coder %s · reviewer %s", p.style(dim, "models: "), planner, coder, reviewer)
 	}
 	p.line("  %s %s", p.style(dim, "editor: "), editorState(r.Editor))
 	if r.Busy {

@@ -121,21 +121,29 @@ type undoView struct {
 	Error         string `json:"error"`
 }
 
+// doctorServer is one server of a doctor report; a report of an older
+// flow has no name or roles.
+type doctorServer struct {
+	Name    string   `json:"name"`
+	Roles   []string `json:"roles"`
+	Status  string   `json:"status"`
+	API     string   `json:"api"`
+	BaseURL string   `json:"base_url"`
+	Version string   `json:"version"`
+	Error   string   `json:"error"`
+}
+
 type doctorView struct {
-	Status     string  `json:"status"`
-	Version    string  `json:"version"`
-	Workspace  string  `json:"workspace"`
-	ConfigPath *string `json:"config_path"`
-	Backend    struct {
-		Status  string `json:"status"`
-		API     string `json:"api"`
-		BaseURL string `json:"base_url"`
-		Version string `json:"version"`
-		Error   string `json:"error"`
-	} `json:"backend"`
-	Models []struct {
+	Status     string         `json:"status"`
+	Version    string         `json:"version"`
+	Workspace  string         `json:"workspace"`
+	ConfigPath *string        `json:"config_path"`
+	Backend    doctorServer   `json:"backend"`
+	Servers    []doctorServer `json:"servers"`
+	Models     []struct {
 		Roles        []string `json:"roles"`
 		Model        string   `json:"model"`
+		Server       string   `json:"server"`
 		Status       string   `json:"status"`
 		Capabilities []string `json:"capabilities"`
 		Error        string   `json:"error"`

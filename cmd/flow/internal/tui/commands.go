@@ -254,7 +254,8 @@ func (m *ui) chooseModel(msg modelChosenMsg) {
 			m.fill(msg.place, []logLine{errorLine(err.Error())})
 			return
 		}
-		m.models = report.Models{Planner: msg.name, Coder: msg.name, Reviewer: msg.name}
+		// Every role keeps its server (config.UseModel).
+		m.models = report.Models{Planner: msg.name, Coder: msg.name, Reviewer: msg.name, Servers: m.models.Servers}
 		m.fill(msg.place, []logLine{{kind: lineOK, text: "model  " + msg.name + " for every role"}})
 	}
 }

@@ -24,6 +24,12 @@ func TestHeader(t *testing.T) {
 			Options{Workspace: "/srv/app", Models: report.Models{Planner: "a", Coder: "b", Reviewer: "c"}},
 			[]string{"workspace /srv/app", "read-only", "planner a · coder b · reviewer c"},
 		},
+		{
+			"one model, the reviewer on another server",
+			Options{Workspace: "/srv/app", Models: report.Models{Planner: "a", Coder: "a", Reviewer: "a",
+				Servers: &report.RoleServers{Planner: "ollama", Coder: "ollama", Reviewer: "gpu"}}},
+			[]string{"planner a · coder a · reviewer a on gpu"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -205,12 +205,20 @@ func modeText(trusted bool) string {
 	return "read-only"
 }
 
-// modelsText names the roles' models: "model qwen3" when they agree.
+// modelsText names the roles' models, each with its server when that is
+// not [ollama]: "model qwen3" when they agree.
 func modelsText(m report.Models) string {
-	if m.Planner == m.Coder && m.Coder == m.Reviewer {
-		return "model " + orDash(m.Coder)
+	on := func(model, server string) string {
+		if server == "" || server == "ollama" {
+			return orDash(model)
+		}
+		return orDash(model) + " on " + server
 	}
-	return fmt.Sprintf("planner %s · coder %s · reviewer %s", orDash(m.Planner), orDash(m.Coder), orDash(m.Reviewer))
+	planner, coder, reviewer := on(m.Planner, m.ServerOf("planner")), on(m.Coder, m.ServerOf("coder")), on(m.Reviewer, m.ServerOf("reviewer"))
+	if planner == coder && coder == reviewer {
+		return "model " + coder
+	}
+	return fmt.Sprintf("planner %s · coder %s · reviewer %s", planner, coder, reviewer)
 }
 
 // nonEmpty drops empty strings.
