@@ -16,7 +16,7 @@ var flowReviewDescription string
 
 // flowReviewArgs are the arguments of flow_review.
 type flowReviewArgs struct {
-	RunID  string   `json:"run_id" desc:"The finished run whose change to review (a run_id from flow_run)."`
+	RunID  string `json:"run_id" desc:"The finished run whose change to review (a run_id from flow_run)."`
 	Keep   string `json:"keep,omitempty" desc:"Hunks to keep, comma-separated as flow review --keep: hunk ids, changed files' paths, or \"all\"."`
 	Revert string `json:"revert,omitempty" desc:"Hunks to revert, comma-separated as flow review --revert: hunk ids, changed files' paths, or \"all\"."`
 }
