@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"flow/internal/test/ollamatest"
 )
 
 // TestServeReviewListAndRevert: over a real flow serve, flow_review lists
@@ -49,6 +51,52 @@ func TestServeReviewListAndRevert(t *testing.T) {
 	res = call(5, `{"run_id":"no-such-run"}`)
 	if res["isError"] != true {
 		t.Errorf("flow_review of no such run = %v, want a tool error", res)
+	}
+	if code := p.exit(); code != 0 {
+		t.Errorf("exit %d, stderr %q", code, p.stderr)
+	}
+}
+
+// TestServeRunListsHunks: flow_run's result over a real flow serve lists
+// the hunks of its change, with ids flow_review accepts.
+func TestServeRunListsHunks(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t)
+	writeFile(t, ws, "a.txt", lines(30, nil))
+	writeFile(t, ws, "b.txt", lines(5, nil))
+	srv := ollamatest.New(t,
+		ollamatest.Turn{Content: "Plan."},
+		ollamatest.Turn{ToolCalls: []ollamatest.Call{
+			write("1", "a.txt", lines(30, map[int]string{3: "THREE", 25: "TWENTY-FIVE"})),
+			write("2", "b.txt", lines(5, map[int]string{2: "TWO"})),
+		}},
+		ollamatest.Turn{Content: "Done."},
+		ollamatest.Turn{Content: approve},
+	)
+	cfg := plainConfig(t, ws, srv.URL)
+	p := startServe(t, ws, hermeticEnv(t), "--trusted", "-c", cfg)
+	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flow_run","arguments":{"task":"edit"}}}`)
+	r, _ := p.recvID(1)
+	sc := r["result"].(map[string]any)["structuredContent"].(map[string]any)
+	hunks, _ := sc["hunks"].([]any)
+	if len(hunks) != 3 {
+		t.Fatalf("flow_run result hunks = %v, want 3", sc["hunks"])
+	}
+	for _, h := range hunks {
+		for _, k := range []string{"id", "path", "old_start", "old_lines", "new_start", "new_lines", "evidence"} {
+			if _, ok := h.(map[string]any)[k]; !ok {
+				t.Errorf("a hunk lacks %q: %v", k, h)
+			}
+		}
+	}
+	ids := hunkIDs(t, sc)
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"flow_review","arguments":{"run_id":"` + sc["run_id"].(string) + `","revert":"` + ids["TWO"][0] + `"}}}`)
+	if r, _ := p.recvID(2); r["result"].(map[string]any)["isError"] != false {
+		t.Fatalf("flow_review of flow_run's hunk = %v", r)
+	}
+	if got := readWS(t, ws, "b.txt"); got != lines(5, nil) {
+		t.Errorf("b.txt = %q, want its old text", got)
 	}
 	if code := p.exit(); code != 0 {
 		t.Errorf("exit %d, stderr %q", code, p.stderr)
