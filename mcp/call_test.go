@@ -89,12 +89,12 @@ func TestAddedToolPassesTheSteps(t *testing.T) {
 	for _, tool := range list.Result.Tools {
 		names = append(names, tool.Name)
 	}
-	if want := []string{"flow_run", "flow_status", "flow_check", "flow_echo"}; !reflect.DeepEqual(names, want) || list.Result.Tools[3].Execution != nil {
+	if want := []string{"flow_run", "flow_status", "flow_check", "flow_review", "flow_echo"}; !reflect.DeepEqual(names, want) || list.Result.Tools[4].Execution != nil {
 		t.Fatalf("tools/list = %+v, want %v with no execution for flow_echo", list.Result.Tools, want)
 	}
 
 	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nope"}}`)
-	c.expect(`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool \"nope\"; the tools are flow_run, flow_status, flow_check and flow_echo"}}`)
+	c.expect(`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool \"nope\"; the tools are flow_run, flow_status, flow_check, flow_review and flow_echo"}}`)
 
 	c.send(callLine(3, "flow_echo", map[string]any{"text": "hi"}, nil))
 	c.expect(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"{\"status\":\"ok\",\"text\":\"hi\"}"}],"structuredContent":{"status":"ok","text":"hi"},"isError":false}}`)

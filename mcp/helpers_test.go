@@ -62,6 +62,10 @@ func (f *fakeRuntime) StartCheck(ctx context.Context, name string) (*job.Job[rep
 	})
 }
 
+func (f *fakeRuntime) Review(_ context.Context, runID string, _, _ []string) (report.ReviewReport, error) {
+	return report.ReviewReport{Status: report.StatusOK, RunID: runID, Hunks: []report.Hunk{}}, nil
+}
+
 func (f *fakeRuntime) Run(ctx context.Context, task string, progress func(string)) report.Run {
 	f.mu.Lock()
 	f.runs = append(f.runs, task)

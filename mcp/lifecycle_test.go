@@ -57,7 +57,7 @@ func TestSessionIdsStatusListPingAndCleanEOF(t *testing.T) {
 	for _, tool := range replies[1]["result"].(map[string]any)["tools"].([]any) {
 		names = append(names, tool.(map[string]any)["name"].(string))
 	}
-	if got, want := strings.Join(names, ","), "flow_run,flow_status,flow_check"; got != want {
+	if got, want := strings.Join(names, ","), "flow_run,flow_status,flow_check,flow_review"; got != want {
 		t.Errorf("tools/list names = %s, want %s", got, want)
 	}
 	res := replies[2]["result"].(map[string]any)

@@ -25,7 +25,7 @@ func TestToolSnapshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The order of doc/design.md §10.4.
-	wantTools := []string{"flow_run", "flow_status", "flow_check"}
+	wantTools := []string{"flow_run", "flow_status", "flow_check", "flow_review"}
 	if len(reply.Result.Tools) != len(wantTools) {
 		t.Fatalf("tools/list has %d tools, want %d", len(reply.Result.Tools), len(wantTools))
 	}

@@ -51,7 +51,7 @@ func RunWorker(rt Runtime, opts Options, wio WorkerIO) error {
 	if p := j.Panic(); p != nil {
 		err = panicError(tw.def.name, p)
 	} else {
-		res, err = reportResult(j.Outcome())
+		res, err = reportResult(withHunks(context.Background(), tw.srv.rt, j))
 	}
 	tw.srv.finishTask(lt, res, err, cancelled, interrupted)
 	return nil

@@ -32,6 +32,12 @@ type Runtime interface {
 	StartCheck(ctx context.Context, name string) (*job.Job[report.CheckReport], error)
 	// Status reports flow's local state without contacting the model.
 	Status(ctx context.Context) report.Status
+	// Review lists a finished run's hunks and, with keep or revert
+	// (selectors: a hunk id, a changed file's path, or "all"), applies
+	// those decisions, as a job under the workspace lock: a busy workspace
+	// gives a report with status "busy". A request that cannot be made (no
+	// such run, an unknown id) is an error and nothing is written.
+	Review(ctx context.Context, runID string, keep, revert []string) (report.ReviewReport, error)
 }
 
 // toolEnv is what the tools' handlers are built with: the runtime, whether

@@ -152,5 +152,5 @@ func (ss *session) jobResult(tool string, j *job.Handle) (*mcp.CallToolResult, e
 	if p := j.Panic(); p != nil {
 		return nil, ss.recovered(tool, p)
 	}
-	return reportResult(j.Outcome())
+	return reportResult(withHunks(context.Background(), ss.srv.rt, j))
 }

@@ -20,6 +20,7 @@ func newToolTable(env toolEnv) *toolTable {
 		flowRunTool(env),
 		flowStatusTool(env),
 		flowCheckTool(env),
+		flowReviewTool(env),
 	)
 }
 

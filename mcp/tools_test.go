@@ -25,7 +25,7 @@ func TestToolCallRejections(t *testing.T) {
 		protocol     bool   // a -32602 error, else an isError result
 		message      string // the error's message, or the result's reason
 	}{
-		{"unknown tool", `{"name":"shell_exec","arguments":{"cmd":"rm -rf /"}}`, true, `Unknown tool "shell_exec"; the tools are flow_run, flow_status and flow_check`},
+		{"unknown tool", `{"name":"shell_exec","arguments":{"cmd":"rm -rf /"}}`, true, `Unknown tool "shell_exec"; the tools are flow_run, flow_status, flow_check and flow_review`},
 		{"extra cwd argument", `{"name":"flow_run","arguments":{"task":"x","cwd":"/"}}`, false, `Invalid arguments for flow_run: unknown arguments: [cwd] (accepted: [idempotency_key, task, wait_seconds]); expected ` + runUsage},
 		{"extra argv argument", `{"name":"flow_check","arguments":{"argv":["sh","-c","id"]}}`, false, `Invalid arguments for flow_check: unknown arguments: [argv] (accepted: [name]); expected {"name"?: string}`},
 		{"array arguments", `{"name":"flow_run","arguments":["x"]}`, true, "Invalid params: the arguments of flow_run must be a JSON object, got an array"},
@@ -33,9 +33,9 @@ func TestToolCallRejections(t *testing.T) {
 		{"missing task", `{"name":"flow_run","arguments":{}}`, false, `Invalid arguments for flow_run: missing arguments: [task]; expected ` + runUsage},
 		{"extra cwd param", `{"name":"flow_run","arguments":{"task":"x"},"cwd":"/"}`, true, `Unknown tools/call parameters: "cwd"`},
 		{"task param (MCP tasks are not supported)", `{"name":"flow_run","arguments":{"task":"x"},"task":{"ttl":1}}`, true, `Unknown tools/call parameters: "task"`},
-		{"missing name", `{"arguments":{}}`, true, "tools/call needs params.name, the name of a tool: flow_run, flow_status or flow_check"},
-		{"non-string name", `{"name":["flow_status"]}`, true, "tools/call needs params.name, the name of a tool: flow_run, flow_status or flow_check"},
-		{"no params", ``, true, "tools/call needs params.name, the name of a tool: flow_run, flow_status or flow_check"},
+		{"missing name", `{"arguments":{}}`, true, "tools/call needs params.name, the name of a tool: flow_run, flow_status, flow_check or flow_review"},
+		{"non-string name", `{"name":["flow_status"]}`, true, "tools/call needs params.name, the name of a tool: flow_run, flow_status, flow_check or flow_review"},
+		{"no params", ``, true, "tools/call needs params.name, the name of a tool: flow_run, flow_status, flow_check or flow_review"},
 		{"null arguments", `{"name":"flow_status","arguments":null}`, true, "Invalid params: the arguments of flow_status must be a JSON object, got null"},
 		{"empty task", `{"name":"flow_run","arguments":{"task":""}}`, false, `Invalid arguments for flow_run: argument "task" must not be empty; expected ` + runUsage},
 		{"missing and unknown", `{"name":"flow_run","arguments":{"b":1,"a":2}}`, false, `Invalid arguments for flow_run: missing arguments: [task]; unknown arguments: [a, b] (accepted: [idempotency_key, task, wait_seconds]); expected ` + runUsage},

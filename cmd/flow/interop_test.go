@@ -138,7 +138,7 @@ required = false
 	if got.Error != "" {
 		t.Fatalf("client error: %s\n%s", got.Error, out)
 	}
-	if strings.Join(got.Tools, ",") != "flow_run,flow_status,flow_check" {
+	if strings.Join(got.Tools, ",") != "flow_run,flow_status,flow_check,flow_review" {
 		t.Errorf("tools = %v", got.Tools)
 	}
 	if got.Status.IsError || got.Status.Status != "ok" {

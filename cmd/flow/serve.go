@@ -117,3 +117,7 @@ func (r serviceRuntime) StartCheck(ctx context.Context, name string) (*job.Job[r
 func (r serviceRuntime) Status(ctx context.Context) report.Status {
 	return r.svc.Status(ctx)
 }
+
+func (r serviceRuntime) Review(ctx context.Context, runID string, keep, revert []string) (report.ReviewReport, error) {
+	return r.svc.Review(ctx, runID, keep, revert)
+}

@@ -195,8 +195,8 @@ kind = "lint"
 	for _, tool := range r["result"].(map[string]any)["tools"].([]any) {
 		names = append(names, tool.(map[string]any)["name"].(string))
 	}
-	if strings.Join(names, ",") != "flow_run,flow_status,flow_check" {
-		t.Errorf("tools = %v, want exactly flow_run, flow_status, flow_check", names)
+	if strings.Join(names, ",") != "flow_run,flow_status,flow_check,flow_review" {
+		t.Errorf("tools = %v, want exactly flow_run, flow_status, flow_check, flow_review", names)
 	}
 
 	p.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"flow_status","arguments":{}}}`)
