@@ -184,7 +184,7 @@ required = false
 		}
 	}
 	slices.Sort(names)
-	if strings.Join(names, ",") != "flow_check,flow_run,flow_status" {
+	if strings.Join(names, ",") != "flow_check,flow_review,flow_run,flow_status" {
 		t.Errorf("tools = %v", names)
 	}
 	if run := got.Tools["flow_run"]; run.TaskSupport == nil || *run.TaskSupport != "optional" || !slices.Equal(anyStrings(run.Input["required"]), []string{"task"}) {
