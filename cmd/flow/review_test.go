@@ -30,6 +30,20 @@ func lines(n int, edit map[int]string) string {
 // and the run id.
 func reviewedRun(t *testing.T) (ws, cfg string, env []string, runID string) {
 	t.Helper()
+	ws, cfg = reviewScript(t)
+	env = hermeticEnv(t)
+	r := runFlow(t, ws, env, "run", "--trusted", "-c", cfg, "edit")
+	m := decode(t, r)
+	if m["status"] != "ok" {
+		t.Fatalf("flow run = %d %v", r.code, m)
+	}
+	return ws, cfg, env, m["run_id"].(string)
+}
+
+// reviewScript returns a workspace and a configuration whose scripted
+// server's run changes two places of a.txt and one of b.txt.
+func reviewScript(t *testing.T) (ws, cfg string) {
+	t.Helper()
 	ws = workspace(t)
 	writeFile(t, ws, "a.txt", lines(30, nil))
 	writeFile(t, ws, "b.txt", lines(5, nil))
@@ -42,14 +56,7 @@ func reviewedRun(t *testing.T) (ws, cfg string, env []string, runID string) {
 		ollamatest.Turn{Content: "Done."},
 		ollamatest.Turn{Content: approve},
 	)
-	cfg = plainConfig(t, ws, srv.URL)
-	env = hermeticEnv(t)
-	r := runFlow(t, ws, env, "run", "--trusted", "-c", cfg, "edit")
-	m := decode(t, r)
-	if m["status"] != "ok" {
-		t.Fatalf("flow run = %d %v", r.code, m)
-	}
-	return ws, cfg, env, m["run_id"].(string)
+	return ws, plainConfig(t, ws, srv.URL)
 }
 
 // hunkIDs maps each hunk's added line to its id and state.

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"flow/internal/test/ollamatest"
 )
 
 // TestServeReviewListAndRevert: over a real flow serve, flow_review lists
@@ -61,19 +60,7 @@ func TestServeReviewListAndRevert(t *testing.T) {
 // the hunks of its change, with ids flow_review accepts.
 func TestServeRunListsHunks(t *testing.T) {
 	t.Parallel()
-	ws := workspace(t)
-	writeFile(t, ws, "a.txt", lines(30, nil))
-	writeFile(t, ws, "b.txt", lines(5, nil))
-	srv := ollamatest.New(t,
-		ollamatest.Turn{Content: "Plan."},
-		ollamatest.Turn{ToolCalls: []ollamatest.Call{
-			write("1", "a.txt", lines(30, map[int]string{3: "THREE", 25: "TWENTY-FIVE"})),
-			write("2", "b.txt", lines(5, map[int]string{2: "TWO"})),
-		}},
-		ollamatest.Turn{Content: "Done."},
-		ollamatest.Turn{Content: approve},
-	)
-	cfg := plainConfig(t, ws, srv.URL)
+	ws, cfg := reviewScript(t)
 	p := startServe(t, ws, hermeticEnv(t), "--trusted", "-c", cfg)
 	p.initialize()
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flow_run","arguments":{"task":"edit"}}}`)

@@ -72,8 +72,8 @@ type ui struct {
 
 	job          *shownJob   // the runtime job the log is following
 	review       *reviewWalk // the review walk waiting for keys, if any
-	quitArmed    bool      // Ctrl-C was pressed once while idle
-	quitWhenIdle bool      // quit as soon as the job has returned
+	quitArmed    bool        // Ctrl-C was pressed once while idle
+	quitWhenIdle bool        // quit as soon as the job has returned
 }
 
 // newModel returns the model for a program whose jobs derive from ctx.
