@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
 )
 
 // TestServeReviewListAndRevert: over a real flow serve, flow_review lists
