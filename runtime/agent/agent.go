@@ -295,9 +295,16 @@ func (r *run) conclude(o cycleOutcome) bool {
 			return true
 		}
 	}
+	// A rejection fails the run only when the reviewer is a gate
+	// (verify.reviewer, doc/design.md §8.9); advisory, it leaves the run
+	// unverified and its issues still reach the repair and the person.
+	rejectedStatus := report.StatusFailed
+	if r.cfg.Verify.ReviewerIsAdvisory() {
+		rejectedStatus = report.StatusUnverified
+	}
 	if o.again != nil {
 		// Another cycle would ask the coder what it was just asked.
-		res.status, res.reason = report.StatusFailed, o.reason(r.cfg)
+		res.status, res.reason = rejectedStatus, o.reason(r.cfg)
 		r.result = res
 		return true
 	}
@@ -305,6 +312,9 @@ func (r *run) conclude(o cycleOutcome) bool {
 	res.status = report.StatusUnverified
 	if o.verification.Status == report.StatusFailed || (approved != nil && !*approved) {
 		res.status = report.StatusFailed
+	}
+	if o.verification.Status != report.StatusFailed && approved != nil && !*approved {
+		res.status = rejectedStatus
 	}
 	res.reason = o.reason(r.cfg)
 	r.result = res

@@ -33,6 +33,15 @@ func rejectedReason(st report.Role) string {
 	return ReasonRejected
 }
 
+// advisoryNote adds to a rejection's reason what an advisory reviewer's
+// word is worth (verify.reviewer = "advisory", doc/design.md §8.9).
+func advisoryNote(cfg *config.Config, reason string) string {
+	if !cfg.Verify.ReviewerIsAdvisory() {
+		return reason
+	}
+	return reason + " (the reviewer is advisory, verify.reviewer, so the run is unverified, not failed: read its issues and the diff)"
+}
+
 // rejectedAgainReason is the reason of a run whose repair gave back the
 // change the reviewer (its verdict: rv) rejected in an earlier cycle.
 func rejectedAgainReason(cycle int, rv report.Role) string {

@@ -193,28 +193,41 @@ func TestRejectedChangeNotReviewedAgain(t *testing.T) {
 }
 
 // A repair that changes the rejected files is reviewed again, and one that
-// comes back to a state rejected two cycles earlier is not.
+// comes back to a state rejected two cycles earlier is not. The run then
+// fails with a gate reviewer and stays unverified with an advisory one.
 func TestRejectedStatesRemembered(t *testing.T) {
-	dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
-	cfg := testConfig(dir, goLint())
-	cfg.Agent.MaxCycles = 4
-	be := newScripted(t,
-		say("1. Fix a.go."),
-		do(tc("c1", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"})),
-		say("Changed broken to fixed."),
-		say(verdict(false, "not general", "first")),
-		do(tc("c2", "file_edit", map[string]any{"path": "a.go", "old_string": "var fixed", "new_string": "var fixedOther"})),
-		say("Renamed it."),
-		say(verdict(false, "worse", "second")),
-		do(tc("c3", "file_edit", map[string]any{"path": "a.go", "old_string": "var fixedOther", "new_string": "var fixed"})),
-		say("Back to the first."),
-	)
-	rep := newHarness(t, cfg, be).run(t, "fix a.go")
-	if got := roleStatuses(rep); !slices.Equal(got, []string{"planner:ok", "coder:ok", "reviewer:ok", "coder:ok", "reviewer:ok", "coder:ok", "reviewer:skipped"}) {
-		t.Errorf("roles = %v, want two reviews, then the first state's rejection standing", got)
-	}
-	if rep.Status != report.StatusFailed || rep.Cycles != 3 || !strings.Contains(rep.Reason, "in cycle 1, so the run stopped: the reviewer rejected the change: first;") {
-		t.Errorf("Run() = %s after %d cycles, reason %q; want failed after 3, citing cycle 1's rejection", rep.Status, rep.Cycles, rep.Reason)
+	for _, mode := range []struct{ reviewer, status string }{
+		{config.ReviewerGate, report.StatusFailed},
+		{"", report.StatusFailed},
+		{config.ReviewerAdvisory, report.StatusUnverified},
+	} {
+		t.Run("reviewer="+mode.reviewer, func(t *testing.T) {
+			dir := workspace(t, map[string]string{"a.go": "package a; var broken int\n"})
+			cfg := testConfig(dir, goLint())
+			cfg.Agent.MaxCycles = 4
+			cfg.Verify.Reviewer = mode.reviewer
+			be := newScripted(t,
+				say("1. Fix a.go."),
+				do(tc("c1", "file_edit", map[string]any{"path": "a.go", "old_string": "broken", "new_string": "fixed"})),
+				say("Changed broken to fixed."),
+				say(verdict(false, "not general", "first")),
+				do(tc("c2", "file_edit", map[string]any{"path": "a.go", "old_string": "var fixed", "new_string": "var fixedOther"})),
+				say("Renamed it."),
+				say(verdict(false, "worse", "second")),
+				do(tc("c3", "file_edit", map[string]any{"path": "a.go", "old_string": "var fixedOther", "new_string": "var fixed"})),
+				say("Back to the first."),
+			)
+			rep := newHarness(t, cfg, be).run(t, "fix a.go")
+			if got := roleStatuses(rep); !slices.Equal(got, []string{"planner:ok", "coder:ok", "reviewer:ok", "coder:ok", "reviewer:ok", "coder:ok", "reviewer:skipped"}) {
+				t.Errorf("roles = %v, want two reviews, then the first state's rejection standing", got)
+			}
+			if rep.Status != mode.status || rep.Cycles != 3 || !strings.Contains(rep.Reason, "in cycle 1, so the run stopped: the reviewer rejected the change: first;") {
+				t.Errorf("Run() = %s after %d cycles, reason %q; want %s after 3, citing cycle 1's rejection", rep.Status, rep.Cycles, rep.Reason, mode.status)
+			}
+			if advisory := strings.Contains(rep.Reason, "the reviewer is advisory"); advisory != (mode.reviewer == config.ReviewerAdvisory) {
+				t.Errorf("reason %q: says advisory = %v, want %v", rep.Reason, advisory, !advisory)
+			}
+		})
 	}
 }
 

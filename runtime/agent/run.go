@@ -125,9 +125,9 @@ func (o cycleOutcome) reason(cfg *config.Config) string {
 	case !o.verification.Verified:
 		return o.verification.Reason
 	case o.again != nil:
-		return rejectedAgainReason(o.again.cycle, o.again.reviewer)
+		return advisoryNote(cfg, rejectedAgainReason(o.again.cycle, o.again.reviewer))
 	case o.reviewer.Approved != nil && !*o.reviewer.Approved:
-		return rejectedReason(o.reviewer.Role)
+		return advisoryNote(cfg, rejectedReason(o.reviewer.Role))
 	case o.reviewer.Status != report.StatusOK:
 		return o.reviewer.reason(cfg)
 	}

@@ -229,6 +229,7 @@ func Default() Config {
 			EditFormat:       EditAuto,
 			ToolDeclarations: ToolsAuto,
 		},
+		Verify:   Verify{Reviewer: ReviewerGate},
 		Servers:  []Server{},
 		Roles:    []Role{},
 		Checks:   []Check{},

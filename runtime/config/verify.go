@@ -32,10 +32,31 @@ type Verify struct {
 	// before it fails, without a check that shows the change
 	// (doc/design.md §8.7). Never the default.
 	BehaviourPreserving bool `json:"behaviour_preserving"`
+	// Reviewer is what the reviewer's rejection is worth (doc/design.md
+	// §8.9): ReviewerGate (a rejection fails the run) or ReviewerAdvisory
+	// (its issues reach the repair and the person, but a rejection alone
+	// leaves the run unverified). Either way an approval never verifies a
+	// run without the checks' evidence. Empty means ReviewerGate.
+	Reviewer string `json:"reviewer"`
 }
 
+// The values of verify.reviewer.
+const (
+	ReviewerGate     = "gate"
+	ReviewerAdvisory = "advisory"
+)
+
+// reviewerMessage is the problem of a bad verify.reviewer.
+const reviewerMessage = `verify.reviewer must be "gate" (a rejection fails the run) or "advisory" (a rejection leaves it unverified)`
+
+func validReviewer(s string) bool { return s == ReviewerGate || s == ReviewerAdvisory }
+
+// ReviewerIsAdvisory reports whether the reviewer's rejection only leaves a
+// run unverified.
+func (v Verify) ReviewerIsAdvisory() bool { return v.Reviewer == ReviewerAdvisory }
+
 // verifyKeys are the allowed keys of the [verify] table.
-var verifyKeys = []string{"tests", "protect", "allow_test_edits", "require_failing_first", "behaviour_preserving"}
+var verifyKeys = []string{"tests", "protect", "allow_test_edits", "require_failing_first", "behaviour_preserving", "reviewer"}
 
 func (d *decoder) verify(t map[string]any) {
 	d.rejectUnknown("verify", t, verifyKeys)
@@ -58,6 +79,13 @@ func (d *decoder) verify(t map[string]any) {
 			continue
 		}
 		*f.dst = list
+	}
+	if raw, ok := t["reviewer"]; ok {
+		if s, ok := raw.(string); ok && validReviewer(s) {
+			v.Reviewer = s
+		} else {
+			d.p.add("%s", reviewerMessage)
+		}
 	}
 	for _, f := range []struct {
 		key string
@@ -104,6 +132,9 @@ func validateVerify(v *Verify) problems {
 	}
 	if msg := checkGlobs("verify.protect", v.Protect); msg != "" {
 		p.add("%s", msg)
+	}
+	if v.Reviewer != "" && !validReviewer(v.Reviewer) {
+		p.add("%s", reviewerMessage)
 	}
 	return p
 }

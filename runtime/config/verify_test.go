@@ -16,6 +16,7 @@ tests = ["spec/**/*.lua", "it_*.sh"]
 protect = ["Makefile", ".golangci.yml", "scripts/check-*"]
 allow_test_edits = true
 require_failing_first = true
+reviewer = "advisory"
 `))
 	if err != nil {
 		t.Fatalf("parse = %v", err)
@@ -24,6 +25,7 @@ require_failing_first = true
 		Tests:          []string{"spec/**/*.lua", "it_*.sh"},
 		Protect:        []string{"Makefile", ".golangci.yml", "scripts/check-*"},
 		AllowTestEdits: true, RequireFailingFirst: true,
+		Reviewer: ReviewerAdvisory,
 	}
 	if diff := cmp.Diff(want, p.cfg.Verify); diff != "" {
 		t.Errorf("verify (-want +got):\n%s", diff)
@@ -42,7 +44,7 @@ func TestVerifyDefaults(t *testing.T) {
 	if !d.Agent.Baseline {
 		t.Errorf("Default().Agent.Baseline = false, want true (the baseline is on unless turned off)")
 	}
-	if diff := cmp.Diff(Verify{}, d.Verify); diff != "" {
+	if diff := cmp.Diff(Verify{Reviewer: ReviewerGate}, d.Verify); diff != "" {
 		t.Errorf("Default().Verify (-want +got):\n%s", diff)
 	}
 }
@@ -67,6 +69,8 @@ func TestParseVerifyInvalid(t *testing.T) {
 		{"bad pattern", "[verify]\ntests = [\"t[est\"]", "verify.tests has an invalid glob 't[est': bad pattern syntax in 't[est' (unbalanced [ ] or trailing \\)"},
 		{"empty glob", "[verify]\ntests = [\"\"]", "verify.tests has an invalid glob '': it is empty"},
 		{"string bool", "[verify]\nrequire_failing_first = \"yes\"", "verify.require_failing_first must be a boolean"},
+		{"unknown reviewer", "[verify]\nreviewer = \"auto\"", `verify.reviewer must be "gate" (a rejection fails the run) or "advisory" (a rejection leaves it unverified)`},
+		{"reviewer not a string", "[verify]\nreviewer = true", `verify.reviewer must be "gate"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
