@@ -320,3 +320,26 @@ func TestPluginUINotificationLeadsWithReason(t *testing.T) {
 		t.Errorf("notification of an ok run = %q", msg)
 	}
 }
+
+// TestPluginUIReviewerNote: a run whose measured reviewer does not
+// discriminate shows the report's reviewer warning next to its verdict in
+// flow://run (doc/design.md §8.10).
+func TestPluginUIReviewerNote(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t, map[string]string{"calc.go": "package calc\n"})
+	v := uiEditor(t, ws, false)
+	warning := "The reviewer's verdict carries little weight: flow doctor --reviewer measured trust 0% + approval 100%, below the 130% of a reviewer that tells right from wrong."
+	rep := map[string]any{"status": "ok", "verified": true, "workspace": ws, "changed_files": []any{"calc.go"},
+		"reviewer": map[string]any{"model": "rev:1b", "warning": warning}}
+	lua(t, v, "require('flow.ui').on_done('build', ...)", rep)
+	run := strings.Join(bufferText(t, v, "flow://run"), "\n")
+	if !strings.Contains(run, "note: "+warning) {
+		t.Errorf("flow://run =\n%s\nwant the reviewer's note", run)
+	}
+	delete(rep["reviewer"].(map[string]any), "warning")
+	lua(t, v, "require('flow.ui').on_done('build', ...)", rep)
+	run = strings.Join(bufferText(t, v, "flow://run"), "\n")
+	if last := run[strings.LastIndex(run, "flow build:"):]; strings.Contains(last, "note:") {
+		t.Errorf("flow://run without a warning =\n%s", run)
+	}
+}

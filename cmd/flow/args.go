@@ -32,8 +32,10 @@ type options struct {
 	// review --list, --keep, --revert (doc/design.md §12.7).
 	reviewList   bool
 	keep, revert []string
-	version      bool
-	help         bool
+	// doctor --reviewer: measure the reviewer (doc/design.md §8.10).
+	measureReviewer bool
+	version         bool
+	help            bool
 }
 
 // usageError is a command-line error: exit 2 with `flow: <message>`.

@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"flow/runtime/agent"
 	"flow/runtime/config"
+	"flow/runtime/measure"
 	"flow/runtime/report"
 )
 
@@ -31,6 +34,16 @@ type doctorReport struct {
 	Checks   []doctorCheck   `json:"checks"`
 	Warnings []string        `json:"warnings"`
 	LogFile  string          `json:"log_file"`
+	// Reviewer is what is known of the reviewer's judgement; with
+	// --reviewer, the measurement just taken and its cases.
+	Reviewer *doctorReviewer `json:"reviewer,omitempty"`
+}
+
+// doctorReviewer is the reviewer's standing, and with --reviewer each
+// case's result (doc/design.md §8.10).
+type doctorReviewer struct {
+	report.ReviewerStanding
+	Results []measure.Result `json:"results,omitempty"`
 }
 
 type doctorBackend struct {
@@ -125,7 +138,66 @@ func cmdDoctor(ctx context.Context, e *env) (any, string, error) {
 		}
 		rep.Checks = append(rep.Checks, dc)
 	}
+	if e.opts.measureReviewer {
+		if err := measureReviewer(ctx, e, rt, &rep); err != nil {
+			return nil, "", err
+		}
+	} else if rt.measures.Path != "" {
+		rep.Reviewer = &doctorReviewer{ReviewerStanding: rt.measures.Standing(cfg)}
+	}
 	return rep, rep.Status, nil
+}
+
+// measureReviewer is doctor --reviewer: the embedded cases against the
+// configured reviewer, one progress line a case on stderr, the figures
+// kept in flow's state. A reviewer whose server doctor found failing is
+// not measured; a reviewer that does not discriminate is a warning.
+func measureReviewer(ctx context.Context, e *env, rt *workspaceRuntime, rep *doctorReport) error {
+	cfg := rt.cfg
+	name, srv, _ := cfg.ServerFor(config.RoleReviewer)
+	for _, s := range rep.Servers {
+		if s.Name == name && s.Status != report.StatusOK {
+			rep.Status = report.StatusFailed
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("The reviewer was not measured: its server %s does not answer (%s); start it and run flow doctor --reviewer again.", name, s.Error))
+			return nil
+		}
+	}
+	cases, err := measure.Cases()
+	if err != nil {
+		return err
+	}
+	model := cfg.ModelFor(config.RoleReviewer)
+	fmt.Fprintf(e.stderr, "flow: measuring the reviewer %s on %s with %d labelled changes\n", model, name, len(cases))
+	m, results, err := measure.Run(ctx, measure.Options{
+		Config: cfg, Reviewer: rt.client(config.RoleReviewer), Cases: cases,
+		Progress: func(i, n int, c measure.Case, r *measure.Result) {
+			if r == nil {
+				return
+			}
+			mark := "✓"
+			switch {
+			case !r.Judged:
+				mark = "not judged: " + r.NotJudged
+			case !r.Right():
+				mark = "✗"
+			}
+			fmt.Fprintf(e.stderr, "flow: reviewer case %d/%d %s (%s): %s %s %.0fs\n", i+1, n, c.ID(), c.Label, r.Verdict, mark, float64(r.WallMS)/1000)
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("the reviewer's measurement stopped after %d cases: %w", len(results), err)
+	}
+	st := report.ReviewerStanding{Server: name, Model: model, Prompt: agent.ReviewerPromptVersion(), Measured: &m, Note: m.Sentence}
+	rep.Reviewer = &doctorReviewer{ReviewerStanding: st, Results: results}
+	if rt.measures.Path == "" {
+		rep.Warnings = append(rep.Warnings, "The measurement is not kept: flow has no state directory (set XDG_STATE_HOME).")
+	} else if err := rt.measures.Save(measure.Record{BaseURL: srv.BaseURL, Model: model, Prompt: st.Prompt, Server: name, Measured: m, Results: results}); err != nil {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("The measurement is not kept: %v.", err))
+	}
+	if !m.Discriminates {
+		rep.Warnings = append(rep.Warnings, m.Sentence)
+	}
+	return nil
 }
 
 // serverGroup is one server the roles use: its name, its values (table

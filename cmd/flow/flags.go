@@ -59,6 +59,12 @@ var flagTable = []flagSpec{
 		o.revert = append(o.revert, splitIDs(v)...)
 		return nonEmpty(strings.Trim(v, ", "), "--revert needs hunk ids, file paths or all")
 	}, validWith: reviewValidWith("--revert")},
+	{long: "--reviewer", set: func(o *options, _ string) error { o.measureReviewer = true; return nil }, validWith: func(o *options) error {
+		if o.command != "doctor" {
+			return usagef("--reviewer is only valid with doctor")
+		}
+		return nil
+	}},
 	{long: "--version", set: func(o *options, _ string) error { o.version = true; return nil }, validWith: versionValidWith},
 	{long: "--help", short: "-h", set: func(o *options, _ string) error { o.help = true; return nil }},
 }

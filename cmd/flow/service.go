@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"flow/bufferfs"
@@ -10,6 +11,7 @@ import (
 	"flow/runtime/agent"
 	"flow/runtime/config"
 	"flow/runtime/journal"
+	"flow/runtime/measure"
 	"flow/runtime/model"
 	"flow/runtime/model/ollama"
 )
@@ -20,8 +22,11 @@ type workspaceRuntime struct {
 	disk    *bufferfs.Disk
 	backend *ollama.Client // [ollama]'s
 	// servers are the clients of the [servers.NAME] tables, by name.
-	servers  map[string]*ollama.Client
-	store    *journal.Store // nil when the journal could not be opened
+	servers map[string]*ollama.Client
+	store   *journal.Store // nil when the journal could not be opened
+	// measures keeps the reviewer's measurements (doc/design.md §8.10);
+	// its Path is "" when there is no state directory.
+	measures measure.Store
 	warnings []string
 	// home and userFile name the user's home and user configuration file,
 	// for the onboarding warnings.
@@ -39,6 +44,9 @@ func (w *workspaceRuntime) service(env *plugin.RuntimeEnv) *agent.Service {
 		FS: w.disk, Backend: w.backend, Servers: w.roleServers(), Catalog: w.backend, Store: w.store,
 		Version: flowVersion(), FileIO: w.disk.Mode(), Warnings: w.warnings,
 		Home: w.home, UserFile: w.userFile,
+	}
+	if w.measures.Path != "" {
+		opts.Reviewer = w.measures.Standing
 	}
 	if env != nil {
 		opts = env.ServiceOptions(opts)
@@ -63,6 +71,9 @@ func openRuntime(e *env, writable bool) (*workspaceRuntime, error) {
 		if w.servers[s.Name], err = newBackend("servers."+s.Name, s.Settings()); err != nil {
 			return nil, err
 		}
+	}
+	if dir, err := journal.StateDir(e.getenv); err == nil {
+		w.measures.Path = filepath.Join(dir, measure.StoreFile)
 	}
 	w.store, err = openJournal(e, cfg)
 	if err != nil {

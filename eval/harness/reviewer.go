@@ -24,6 +24,7 @@ import (
 	"flow/internal/text"
 	"flow/runtime/agent"
 	"flow/runtime/config"
+	"flow/runtime/measure"
 	"flow/runtime/model"
 	"flow/runtime/model/ollama"
 	"flow/runtime/report"
@@ -40,14 +41,12 @@ type ReviewCase struct {
 }
 
 // CaseFile is one file of a case.
-type CaseFile struct {
-	Path, Text string
-}
+type CaseFile = measure.File
 
 // Labels of a case.
 const (
-	labelCorrect = "correct"
-	labelWrong   = "wrong"
+	labelCorrect = measure.LabelCorrect
+	labelWrong   = measure.LabelWrong
 )
 
 // LoadReviewCases reads dir/<task>/<case>.txtar for the tasks named in
@@ -88,72 +87,15 @@ func LoadReviewCases(dir string, tasks []string) ([]ReviewCase, error) {
 
 // ParseReviewCase reads one case: the header lines "label: correct|wrong"
 // and "why: ...", then txtar sections ("-- path --" and the file's whole
-// new content).
+// new content), as the cases flow ships are read (runtime/measure).
 func ParseReviewCase(data string) (ReviewCase, error) {
-	var c ReviewCase
-	var cur *CaseFile
-	var body strings.Builder
-	flush := func() {
-		if cur != nil {
-			cur.Text = body.String()
-			c.Files = append(c.Files, *cur)
-		}
-	}
-	for _, line := range strings.SplitAfter(data, "\n") {
-		trimmed := strings.TrimRight(line, "\n")
-		if name, ok := strings.CutPrefix(trimmed, "-- "); ok && strings.HasSuffix(name, " --") {
-			flush()
-			p := strings.TrimSpace(strings.TrimSuffix(name, " --"))
-			if _, err := bufferfs.ValidPath(p); err != nil || p == "" {
-				return c, fmt.Errorf("file %q: %v", p, err)
-			}
-			cur = &CaseFile{Path: p}
-			body.Reset()
-			continue
-		}
-		if cur != nil {
-			body.WriteString(line)
-			continue
-		}
-		switch k, v, _ := strings.Cut(trimmed, ":"); strings.TrimSpace(k) {
-		case "label":
-			c.Label = strings.TrimSpace(v)
-		case "why":
-			c.Why = strings.TrimSpace(v)
-		case "":
-		default:
-			return c, fmt.Errorf("header line %q: want label: or why:", trimmed)
-		}
-	}
-	flush()
-	switch {
-	case c.Label != labelCorrect && c.Label != labelWrong:
-		return c, fmt.Errorf("label %q: want correct or wrong", c.Label)
-	case c.Why == "":
-		return c, errors.New("no why: line")
-	case len(c.Files) == 0:
-		return c, errors.New("no file")
-	}
-	return c, nil
+	c, err := measure.ParseCase(data)
+	return ReviewCase{Label: c.Label, Why: c.Why, Files: c.Files}, err
 }
 
 // answer is the scripted coder's answer: every file whole, in the format
 // flow's whole-file coder writes.
-func (c ReviewCase) answer() string {
-	var b strings.Builder
-	for _, f := range c.Files {
-		fence := "```"
-		for strings.Contains(f.Text, fence) {
-			fence += "`"
-		}
-		fmt.Fprintf(&b, "%s\n%s\n%s", f.Path, fence, f.Text)
-		if !strings.HasSuffix(f.Text, "\n") {
-			b.WriteString("\n")
-		}
-		b.WriteString(fence + "\n\n")
-	}
-	return b.String()
-}
+func (c ReviewCase) answer() string { return measure.Case{Files: c.Files}.Answer() }
 
 // ReviewResult is one case's outcome.
 type ReviewResult struct {
@@ -202,10 +144,13 @@ type ReviewFile struct {
 	Summary   ReviewSummary  `json:"summary"`
 }
 
-// SummarizeReviews computes the figures.
+// SummarizeReviews computes the figures: flow's own (measure.Summarize,
+// where a judged case without a verdict counts against the reviewer), the
+// cases not judged, those without a verdict and the median time.
 func SummarizeReviews(rs []ReviewResult) ReviewSummary {
 	var s ReviewSummary
 	var walls []int64
+	mr := make([]measure.Result, 0, len(rs))
 	for _, r := range rs {
 		s.Cases++
 		if !r.Judged {
@@ -216,25 +161,11 @@ func SummarizeReviews(rs []ReviewResult) ReviewSummary {
 		if r.Verdict == "none" {
 			s.NoVerdict++
 		}
-		if r.Label == labelWrong {
-			s.Wrong++
-			if r.Verdict == "rejected" {
-				s.WrongRejected++
-			}
-		} else {
-			s.Correct++
-			if r.Verdict == "approved" {
-				s.CorrectApprove++
-			}
-		}
+		mr = append(mr, measure.Result{Label: r.Label, Judged: true, Verdict: r.Verdict})
 	}
-	pct := func(n, d int) float64 {
-		if d == 0 {
-			return -1
-		}
-		return float64(n) * 100 / float64(d)
-	}
-	s.TrustPct, s.ApprovalPct = pct(s.WrongRejected, s.Wrong), pct(s.CorrectApprove, s.Correct)
+	m := measure.Summarize(mr, "", time.Time{})
+	s.Wrong, s.WrongRejected, s.Correct, s.CorrectApprove = m.Wrong, m.Rejected, m.Correct, m.Approved
+	s.TrustPct, s.ApprovalPct = m.TrustPct, m.ApprovalPct
 	s.MedianMS = medianInt(walls)
 	return s
 }

@@ -17,7 +17,7 @@ func TestParseReviewCase(t *testing.T) {
 	good := "label: wrong\nwhy: handles only the even case the test uses\n-- stats.go --\npackage stats\n-- sub/new_test.go --\npackage sub\n\n"
 	c, err := ParseReviewCase(good)
 	if err != nil || c.Label != "wrong" || c.Why != "handles only the even case the test uses" || len(c.Files) != 2 ||
-		c.Files[0] != (CaseFile{"stats.go", "package stats\n"}) || c.Files[1] != (CaseFile{"sub/new_test.go", "package sub\n\n"}) {
+		c.Files[0] != (CaseFile{Path: "stats.go", Text: "package stats\n"}) || c.Files[1] != (CaseFile{Path: "sub/new_test.go", Text: "package sub\n\n"}) {
 		t.Fatalf("ParseReviewCase = %+v, %v", c, err)
 	}
 	if a := c.answer(); a != "stats.go\n```\npackage stats\n```\n\nsub/new_test.go\n```\npackage sub\n\n```\n\n" {
@@ -36,7 +36,7 @@ func TestParseReviewCase(t *testing.T) {
 		}
 	}
 	// A file holding a fence gets a longer one.
-	c = ReviewCase{Files: []CaseFile{{"README.md", "```go\nx\n```\n"}}}
+	c = ReviewCase{Files: []CaseFile{{Path: "README.md", Text: "```go\nx\n```\n"}}}
 	if a := c.answer(); !strings.HasPrefix(a, "README.md\n````\n") {
 		t.Errorf("answer = %q, want a four-backtick fence", a)
 	}

@@ -391,6 +391,11 @@ function M.summary(op, r)
   elseif reason ~= "" and #diffs == 0 and #list(r.changed_files) == 0 then
     lines[#lines + 1] = reason
   end
+  if type(r.reviewer) == "table" and str(r.reviewer.warning) ~= "" then
+    -- Next to the verdict: the reviewer that gave one does not
+    -- discriminate (doc/design.md §8.10).
+    lines[#lines + 1] = "note: " .. M.human(r.reviewer.warning)
+  end
   if #diffs > 0 then
     for _, d in ipairs(diffs) do
       lines[#lines + 1] = string.format("changed: %s (%s, %s)", d.path, str(d.change), stat(d))

@@ -1,9 +1,13 @@
 package agent
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"flow/runtime/config"
 )
 
 // promptFiles holds the system prompt every role shares and each role's
@@ -60,4 +64,20 @@ func (p policy) instructions() (string, error) {
 		return string(b), nil
 	}
 	return rolePrompt(p.role, p.answerCode)
+}
+
+// ReviewerPromptVersion names the reviewer's instructions as this binary
+// embeds them: the first 12 hex digits of the SHA-256 of the system prompt
+// and the reviewer's prompt. A reviewer measurement holds for one version
+// (doc/design.md §8.10): a changed prompt is a reviewer not yet measured.
+func ReviewerPromptVersion() string {
+	h := sha256.New()
+	for _, f := range []string{"prompts/system.md", "prompts/" + config.RoleReviewer + ".md"} {
+		b, err := promptFiles.ReadFile(f)
+		if err != nil {
+			panic("agent: the embedded prompt " + f + " is missing: " + err.Error())
+		}
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
 }

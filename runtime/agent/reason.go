@@ -73,3 +73,35 @@ func settle(rep *report.Run) {
 	}
 	rep.Error = rep.Reason
 }
+
+// withReviewer stamps the reviewer's standing on rep and, when its
+// measurement says it does not discriminate and it gave a verdict in this
+// run, the sentence every front end shows next to the verdict
+// (doc/design.md §8.10): its word is worth no more than a verdict that
+// ignores the change, whichever way it went.
+func withReviewer(rep report.Run, st report.ReviewerStanding) report.Run {
+	if st.Measured != nil && !st.Measured.Discriminates {
+		for _, r := range rep.Roles {
+			if r.Role == config.RoleReviewer && r.Approved != nil {
+				st.Warning = undiscriminating(st.Measured)
+			}
+		}
+	}
+	rep.Reviewer = &st
+	return rep
+}
+
+// undiscriminating is the sentence of a reviewer whose measurement says
+// it does not tell right from wrong.
+func undiscriminating(m *report.ReviewerMeasured) string {
+	return fmt.Sprintf("The reviewer's verdict carries little weight: flow doctor --reviewer measured trust %s + approval %s, below the %d%% of a reviewer that tells right from wrong.",
+		pct(m.TrustPct), pct(m.ApprovalPct), report.DiscriminatesAt)
+}
+
+// pct prints a measured percentage ("n/a" for -1).
+func pct(v float64) string {
+	if v < 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f%%", v)
+}

@@ -68,6 +68,15 @@ type ServiceOptions struct {
 	Home, UserFile string
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// ReplayChecks, when set, answers every named check instead of its
+	// command (check.Runner.Replay): the reviewer measurement
+	// (runtime/measure) replays what its cases' real checks said. nil in
+	// every front end.
+	ReplayChecks func(c config.Check) (status, stdout string)
+	// Reviewer, when set, tells what is known of the configured
+	// reviewer's judgement (its measurement, doc/design.md §8.10); every
+	// run's report and status carry it.
+	Reviewer func(cfg *config.Config) report.ReviewerStanding
 }
 
 // Service is the runtime every front end shares (CLI, MCP server, Neovim
@@ -139,7 +148,7 @@ func (s *Service) Wait(ctx context.Context) bool { return s.gate.Wait(ctx) }
 // checkRunner builds the named-check runner for the current configuration.
 func (s *Service) checkRunner(cfg *config.Config, ev checkHooks) *check.Runner {
 	return &check.Runner{Root: cfg.Workspace, Trusted: cfg.Trusted, Checks: cfg.Checks, Fresh: s.opts.FS.CheckRoot,
-		OnStart: ev.OnStart, OnEnd: ev.OnEnd}
+		OnStart: ev.OnStart, OnEnd: ev.OnEnd, Replay: s.opts.ReplayChecks}
 }
 
 // StartRun starts task as a job; events, when non-nil, receives the run's
@@ -199,6 +208,9 @@ func (s *Service) run(ctx context.Context, task string, events func(progress.Eve
 		}
 	}
 	rep := newLoop(&cfg, deps).Run(ctx, task, events)
+	if s.opts.Reviewer != nil {
+		rep = withReviewer(rep, s.opts.Reviewer(&cfg))
+	}
 	if in, ok := report.InterruptOf(ctx); ok {
 		// A signal to the process, not a client's cancel: the journal and
 		// the report say so (doc/design.md §6.13).
@@ -323,6 +335,10 @@ func (s *Service) Status(ctx context.Context) report.Status {
 		st.Capabilities.FileIO = FileIOEditor
 	}
 	st.Capabilities.Undo = s.opts.Store != nil
+	if s.opts.Reviewer != nil {
+		r := s.opts.Reviewer(&cfg)
+		st.Reviewer = &r
+	}
 	st.Warnings = append(st.Warnings, s.opts.Warnings...)
 	st.Warnings = append(st.Warnings, s.Onboarding(ctx)...)
 	if s.opts.Editor != nil {

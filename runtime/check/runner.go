@@ -77,6 +77,11 @@ type Runner struct {
 	// events). They are not called for an unknown check name.
 	OnStart func(c config.Check)
 	OnEnd   func(r report.CheckResult)
+	// Replay, when non-nil, answers each check instead of executing it:
+	// the status and output its command gave when they were recorded (the
+	// reviewer measurement's cases, doc/design.md §8.10). No front end
+	// sets it.
+	Replay func(c config.Check) (status, stdout string)
 }
 
 // Run runs the check called name, or every configured check when name is "",
@@ -222,6 +227,17 @@ func (r *Runner) runCheck(ctx context.Context, c config.Check) report.CheckResul
 			}
 			return res
 		}
+	}
+	if r.Replay != nil {
+		res.Status, res.Stdout = r.Replay(c)
+		if res.Status == report.StatusOK || res.Status == report.StatusFailed {
+			code := 0
+			if res.Status == report.StatusFailed {
+				code = 1
+			}
+			res.Returncode = &code
+		}
+		return res
 	}
 	timeout := time.Duration(c.Timeout) * time.Millisecond
 	if timeout <= 0 {

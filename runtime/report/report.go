@@ -152,20 +152,22 @@ type Capabilities struct {
 
 // Status is the report of `flow status` and the MCP `flow_status` tool.
 type Status struct {
-	Status       string         `json:"status"`
-	Version      string         `json:"version"`
-	Workspace    string         `json:"workspace"`
-	Trusted      bool           `json:"trusted"`
-	ConfigPath   *string        `json:"config_path"`
-	Backend      Backend        `json:"backend"`
-	Models       Models         `json:"models"`
-	Checks       []CheckSummary `json:"checks"`
-	Editor       Editor         `json:"editor"`
-	Warnings     []string       `json:"warnings"`
-	Capabilities Capabilities   `json:"capabilities"`
-	Busy         bool           `json:"busy"`
-	LastReport   any            `json:"last_report"`
-	Error        string         `json:"error,omitempty"`
+	Status     string  `json:"status"`
+	Version    string  `json:"version"`
+	Workspace  string  `json:"workspace"`
+	Trusted    bool    `json:"trusted"`
+	ConfigPath *string `json:"config_path"`
+	Backend    Backend `json:"backend"`
+	Models     Models  `json:"models"`
+	// Reviewer is the reviewer's measurement, as in a run's report.
+	Reviewer     *ReviewerStanding `json:"reviewer,omitempty"`
+	Checks       []CheckSummary    `json:"checks"`
+	Editor       Editor            `json:"editor"`
+	Warnings     []string          `json:"warnings"`
+	Capabilities Capabilities      `json:"capabilities"`
+	Busy         bool              `json:"busy"`
+	LastReport   any               `json:"last_report"`
+	Error        string            `json:"error,omitempty"`
 }
 
 // Marshal encodes v as compact UTF-8 JSON without HTML escaping and without a

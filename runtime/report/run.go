@@ -25,6 +25,10 @@ type Run struct {
 	// Review is the person's review of the change, beside the host's
 	// Verification and never part of it; nil until someone reviewed.
 	Review *Review `json:"review,omitempty"`
+	// Reviewer is what flow knows of the reviewer's judgement: its
+	// measurement, or that it was never measured (doc/design.md §8.10);
+	// nil in reports of older versions.
+	Reviewer *ReviewerStanding `json:"reviewer,omitempty"`
 	// Baseline are the required checks' results before the coder's first
 	// edit, when they were measured (agent.baseline).
 	Baseline []CheckResult `json:"baseline,omitempty"`

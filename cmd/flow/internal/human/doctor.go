@@ -1,6 +1,9 @@
 package human
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 func (p *printer) doctor(r doctorView) {
 	p.line("%s doctor · %s · flow %s", p.mark(r.Status), p.statusWord(r.Status), r.Version)
@@ -48,6 +51,7 @@ func (p *printer) doctor(r doctorView) {
 			}
 		}
 	}
+	p.doctorReviewer(r)
 	if len(r.Warnings) > 0 {
 		p.heading("warnings")
 		for _, w := range r.Warnings {
@@ -75,5 +79,32 @@ func (p *printer) doctorServers(servers []doctorServer) {
 		if b.Error != "" {
 			p.line("      %s", b.Error)
 		}
+	}
+}
+
+// doctorReviewer prints the reviewer's standing and, after --reviewer,
+// each case's verdict (doc/design.md §8.10).
+func (p *printer) doctorReviewer(r doctorView) {
+	if r.Reviewer == nil {
+		return
+	}
+	p.heading("reviewer")
+	for _, c := range r.Reviewer.Results {
+		mark := p.style(green, "✓")
+		switch {
+		case !c.Judged:
+			mark = p.style(yellow, "-")
+		case (c.Label == "wrong") != (c.Verdict == "rejected"):
+			mark = p.style(red, "✗")
+		}
+		line := fmt.Sprintf("  %s %s %s: %s", mark, c.Case, p.style(dim, "("+c.Label+")"), c.Verdict)
+		if c.NotJudged != "" {
+			line += " — " + c.NotJudged
+		}
+		p.line("%s", line)
+	}
+	p.reviewerLine("", &r.Reviewer.ReviewerStanding)
+	if m := r.Reviewer.Measured; m != nil {
+		p.line("  %s", m.Sentence)
 	}
 }

@@ -20,6 +20,10 @@ func (p *printer) run(r runView) {
 	if why := reason(r.Status, r.Reason, r.Error); why != "" {
 		p.line("  %s", why)
 	}
+	if r.Reviewer != nil && r.Reviewer.Warning != "" {
+		// Next to the verdict (doc/design.md §8.10).
+		p.line("  %s %s", p.style(yellow, "note:"), r.Reviewer.Warning)
+	}
 	if r.Task != "" {
 		p.line("  %s %s", p.style(dim, "task:"), text.FirstLine(r.Task, 200))
 	}

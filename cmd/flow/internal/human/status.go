@@ -51,6 +51,7 @@ func (p *printer) statusHead(r report.Status) {
 	} else {
 		p.line("  %s planner %s · coder %s · reviewer %s", p.style(dim, "models: "), planner, coder, reviewer)
 	}
+	p.reviewerLine("reviewer:", r.Reviewer)
 	p.line("  %s %s", p.style(dim, "editor: "), editorState(r.Editor))
 	if r.Busy {
 		p.line("  %s %s", p.style(dim, "lock:   "), p.style(yellow, "held: a run, check or undo is in progress in this workspace"))
@@ -147,4 +148,22 @@ func shortID(id string) string {
 		return id[:12]
 	}
 	return id
+}
+
+// reviewerLine says what is known of the reviewer's judgement
+// (doc/design.md §8.10): its measured figures and sentence, or that it is
+// not measured.
+func (p *printer) reviewerLine(label string, st *report.ReviewerStanding) {
+	if st == nil {
+		return
+	}
+	if m := st.Measured; m != nil {
+		word := p.style(yellow, "does not discriminate")
+		if m.Discriminates {
+			word = p.style(green, "discriminates")
+		}
+		p.line("  %s %s: trust %d/%d, approval %d/%d, %s (measured %s)", p.style(dim, label), st.Model, m.Rejected, m.Wrong, m.Approved, m.Correct, word, m.At)
+		return
+	}
+	p.line("  %s %s", p.style(dim, label), st.Note)
 }

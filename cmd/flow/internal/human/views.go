@@ -1,6 +1,10 @@
 package human
 
-import "strings"
+import (
+	"strings"
+
+	"flow/runtime/report"
+)
 
 // The views hold the fields of each report that the summary shows, under
 // the report's JSON names. The status report is decoded into its own type,
@@ -78,6 +82,9 @@ type runView struct {
 	Verification *struct {
 		Evidence string `json:"evidence"`
 	} `json:"verification"`
+	Reviewer *struct {
+		Warning string `json:"warning"`
+	} `json:"reviewer"`
 }
 
 // evidence names what verified the run: "fixed", "fail-then-pass",
@@ -157,6 +164,16 @@ type doctorView struct {
 	} `json:"checks"`
 	Warnings []string `json:"warnings"`
 	LogFile  string   `json:"log_file"`
+	Reviewer *struct {
+		report.ReviewerStanding
+		Results []struct {
+			Case      string `json:"case"`
+			Label     string `json:"label"`
+			Judged    bool   `json:"judged"`
+			Verdict   string `json:"verdict"`
+			NotJudged string `json:"not_judged"`
+		} `json:"results"`
+	} `json:"reviewer"`
 }
 
 // statusTasks is the tasks part `flow status` adds to its report: flow

@@ -280,6 +280,11 @@ func (b *summaryLines) reasons() {
 	if r.Reason != "" && (r.Status != report.StatusOK || !r.Verified) {
 		b.add(lineWarn, "reason", text.OneLine(r.Reason, detailWidth))
 	}
+	if r.Reviewer != nil && r.Reviewer.Warning != "" {
+		// Next to the verdict: the reviewer that gave one does not
+		// discriminate (doc/design.md §8.10).
+		b.add(lineWarn, "note", text.OneLine(r.Reviewer.Warning, detailWidth))
+	}
 	if r.Error != "" && r.Error != r.Reason {
 		b.add(lineError, "error", text.OneLine(r.Error, detailWidth))
 	}

@@ -269,3 +269,27 @@ func TestSummaryLeadsWithTheReason(t *testing.T) {
 		}
 	}
 }
+
+// A run whose measured reviewer does not discriminate shows its warning
+// next to the verdict, verified or not (doc/design.md §8.10).
+func TestSummaryShowsTheReviewerNote(t *testing.T) {
+	warning := "The reviewer's verdict carries little weight."
+	for _, rep := range []report.Run{
+		{Status: "ok", Verified: true, Reviewer: &report.ReviewerStanding{Warning: warning}},
+		{Status: "failed", Reason: "The reviewer rejected the change.", Reviewer: &report.ReviewerStanding{Warning: warning}},
+	} {
+		lines := runSummaryLines(rep, shown{})
+		found := false
+		for _, l := range lines {
+			found = found || l.text == "  note  "+warning
+		}
+		if !found {
+			t.Errorf("%s run: summary = %+v, want the note", rep.Status, lines)
+		}
+	}
+	for _, l := range runSummaryLines(report.Run{Status: "ok", Verified: true, Reviewer: &report.ReviewerStanding{Note: "not measured"}}, shown{}) {
+		if strings.Contains(l.text, "note") {
+			t.Errorf("a run without a warning shows %q", l.text)
+		}
+	}
+}
