@@ -441,6 +441,29 @@ func TestInterruptedRunIsNotAResult(t *testing.T) {
 	}
 }
 
+// TestReviewerServerReachesTheConfig: -reviewer-url sends the reviewer,
+// and only the reviewer, to a server of its own, and flow accepts it.
+func TestReviewerServerReachesTheConfig(t *testing.T) {
+	ws := t.TempDir()
+	o := &Options{BaseURL: "http://127.0.0.1:1", Model: "m", API: "native", ContextLength: 4096, CallTimeout: 5,
+		ReviewerURL: "http://127.0.0.1:2", ReviewerModel: "small"}
+	text := operatorConfig(o, &Task{Checks: "[agent]\nmax_cycles = 3\n\n[checks.unit]\ncmd = [\"true\"]\n"}, ws)
+	file := filepath.Join(t.TempDir(), "flow.toml")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(config.LoadOptions{ConfigFile: file, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatalf("flow rejects the harness's config: %v\n%s", err, text)
+	}
+	name, srv, _ := cfg.ServerFor(config.RoleReviewer)
+	coder, _, _ := cfg.ServerFor(config.RoleCoder)
+	if name != "reviewer" || srv.BaseURL != "http://127.0.0.1:2" || cfg.ModelFor(config.RoleReviewer) != "small" ||
+		coder != config.DefaultServer || cfg.ModelFor(config.RoleCoder) != "m" || cfg.Agent.MaxCycles != 3 {
+		t.Errorf("reviewer on %s %s %s, coder on %s %s\n%s", name, srv.BaseURL, cfg.ModelFor(config.RoleReviewer), coder, cfg.ModelFor(config.RoleCoder), text)
+	}
+}
+
 // TestAgentSettingsReachTheConfig: -agent lines land in the run's
 // [agent] table, and flow accepts the result.
 func TestAgentSettingsReachTheConfig(t *testing.T) {

@@ -137,6 +137,8 @@ func (c *command) define(fs *flag.FlagSet) {
 	fs.StringVar(&o.BaseURL, "base-url", "http://127.0.0.1:11434", "the model server's `URL`")
 	fs.StringVar(&o.Model, "model", "flow-qwen2.5-coder:1.5b", "the model `name` for every role")
 	fs.StringVar(&o.API, "api", "native", "the backend API: native or openai")
+	fs.StringVar(&o.ReviewerURL, "reviewer-url", "", "send flow's reviewer to the model server at this `URL` ([servers.reviewer]); empty: -base-url")
+	fs.StringVar(&o.ReviewerModel, "reviewer-model", "", "the reviewer's model `name` on -reviewer-url (default: -model)")
 	fs.IntVar(&o.ContextLength, "context-length", 16384, "ollama.context_length (`tokens`)")
 	fs.Float64Var(&o.CallTimeout, "call-timeout", 600, "ollama.timeout: `seconds` per model call")
 	fs.DurationVar(&o.TaskTimeout, "task-timeout", 45*time.Minute, "the longest one flow run may take")

@@ -37,6 +37,10 @@ type Options struct {
 	WorkDir       string        // scratch space; a temporary directory when empty
 	Keep          bool          // keep the workspaces
 	Agent         string        // extra [agent] lines ("brief_chars = 0"), for comparing settings
+	// ReviewerURL and ReviewerModel, when set, send flow's reviewer to a
+	// server of its own ([servers.reviewer], [roles.reviewer]; the model
+	// defaults to Model), with the API, window and timeout of the rest.
+	ReviewerURL, ReviewerModel string
 	// AiderChecks gives aider the task's checks as its test command, with
 	// --auto-test.
 	AiderChecks bool
@@ -230,6 +234,14 @@ func operatorConfig(o *Options, t *Task, workspace string) string {
 	fmt.Fprintf(&b, "workspace_dir = %s\n\n[ollama]\n", strconv.Quote(workspace))
 	fmt.Fprintf(&b, "base_url = %s\nmodel = %s\napi = %s\n", strconv.Quote(o.BaseURL), strconv.Quote(o.Model), strconv.Quote(o.API))
 	fmt.Fprintf(&b, "context_length = %d\ntimeout = %g\n\n", o.ContextLength, o.CallTimeout)
+	if o.ReviewerURL != "" {
+		m := o.ReviewerModel
+		if m == "" {
+			m = o.Model
+		}
+		fmt.Fprintf(&b, "[servers.reviewer]\nbase_url = %s\nmodel = %s\napi = %s\n", strconv.Quote(o.ReviewerURL), strconv.Quote(m), strconv.Quote(o.API))
+		fmt.Fprintf(&b, "context_length = %d\ntimeout = %g\n\n[roles.reviewer]\nserver = \"reviewer\"\n\n", o.ContextLength, o.CallTimeout)
+	}
 	checks := t.Checks
 	if extra := strings.TrimSpace(o.Agent); extra != "" {
 		lines := strings.ReplaceAll(extra, ";", "\n")
