@@ -157,13 +157,17 @@ func (p *printer) reviewerLine(label string, st *report.ReviewerStanding) {
 	if st == nil {
 		return
 	}
+	lead := "  "
+	if label != "" {
+		lead += p.style(dim, label) + " "
+	}
 	if m := st.Measured; m != nil {
 		word := p.style(yellow, "does not discriminate")
 		if m.Discriminates {
 			word = p.style(green, "discriminates")
 		}
-		p.line("  %s %s: trust %d/%d, approval %d/%d, %s (measured %s)", p.style(dim, label), st.Model, m.Rejected, m.Wrong, m.Approved, m.Correct, word, m.At)
+		p.line("%s%s: trust %d/%d, approval %d/%d, %s (measured %s)", lead, st.Model, m.Rejected, m.Wrong, m.Approved, m.Correct, word, m.At)
 		return
 	}
-	p.line("  %s %s", p.style(dim, label), st.Note)
+	p.line("%s%s", lead, st.Note)
 }
