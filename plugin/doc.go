@@ -12,7 +12,9 @@
 //     system (runtime/job): the host starts them, answers "busy" when the
 //     runtime refuses, and pushes their progress and result back to Lua
 //     under the token Lua named the job with. It keeps no job table and no
-//     writer slot of its own; :FlowStop is the runtime's cancel-all.
+//     writer slot of its own; :FlowStop is the runtime's cancel-all. A
+//     review (flow_review, :FlowReview) is answered when it is done: its
+//     reverts are buffer edits made through the editor bridge meanwhile.
 //
 // The defaults of the editor attachment (the tool module of each command,
 // the editor timeout) are decided in defaults.go and nowhere else.

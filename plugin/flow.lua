@@ -29,6 +29,13 @@ command("FlowStop", run("stop"), { nargs = 0, desc = "flow: cancel the running j
 command("FlowUndo", run("undo"), { nargs = "?", desc = "flow: undo a run" })
 command("FlowLog", run("log"), { nargs = 0, desc = "flow: open the log file" })
 command("FlowDiff", run("diff"), { nargs = 0, desc = "flow: show the last run's diff" })
+command("FlowReview", run("review"), {
+  nargs = "?",
+  desc = "flow: keep or revert a run's hunks",
+  complete = function(arglead)
+    return require("flow.commands").complete_review(arglead)
+  end,
+})
 command("FlowInstall", function()
   require("flow.install").command()
 end, { nargs = 0, desc = "flow: build bin/flow and the help tags" })
@@ -44,6 +51,14 @@ vim.keymap.set("n", "<Plug>(flow-build)", "<Cmd>FlowBuild<CR>", { desc = "flow: 
 vim.keymap.set("x", "<Plug>(flow-build)", ":FlowBuild<CR>", { desc = "flow: run a task on the selection" })
 vim.keymap.set("n", "<Plug>(flow-check)", "<Cmd>FlowCheck<CR>", { desc = "flow: run checks" })
 vim.keymap.set("n", "<Plug>(flow-stop)", "<Cmd>FlowStop<CR>", { desc = "flow: cancel" })
+for _, m in ipairs({ { "keep", "hunk", "" }, { "revert", "hunk", "" }, { "keep", "file", "-file" },
+  { "revert", "file", "-file" }, { "keep", "all", "-all" }, { "revert", "all", "-all" } }) do
+  vim.keymap.set("n", "<Plug>(flow-review-" .. m[1] .. m[3] .. ")", function()
+    require("flow.review").decide(m[1], m[2])
+  end, { desc = "flow: " .. m[1] .. " the " .. (m[2] == "all" and "run's hunks" or m[2]) })
+end
+vim.keymap.set("n", "<Plug>(flow-review-next)", function() require("flow.review").jump(1) end, { desc = "flow: next hunk" })
+vim.keymap.set("n", "<Plug>(flow-review-prev)", function() require("flow.review").jump(-1) end, { desc = "flow: previous hunk" })
 
 -- Count each buffer's diagnostic changes from the start, so that
 -- editor_diagnostics can tell a server that has not published yet.

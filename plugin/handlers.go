@@ -25,6 +25,7 @@ func (h *host) register() error {
 		MethodStatus:    h.status,
 		MethodStop:      h.stop,
 		MethodUndo:      h.undo,
+		MethodReview:    h.review,
 	} {
 		if err := h.v.RegisterHandler(method, h.safe(method, fn)); err != nil {
 			return fmt.Errorf("register %s: %w", method, err)
@@ -141,6 +142,73 @@ func (h *host) undo(args []any) (any, error) {
 		j, err := rt.StartUndo(h.ctx, id)
 		return job.Untyped(j), err
 	})
+}
+
+// review: flow_review(run_id|"", keep, revert) → report.ReviewReport. It
+// answers once the decisions are applied: a revert is a write through the
+// buffer-aware file system, which calls back into Neovim while Neovim
+// waits for this answer (it serves requests on the channel it waits on).
+// A request the review cannot make (no run, an unknown hunk) is a report
+// with status error and the reason as its message, so that Lua shows it
+// like a refusal.
+func (h *host) review(args []any) (any, error) {
+	id, err := stringArg(args, 0)
+	if err != nil {
+		return nil, err
+	}
+	keep, err := selectorsArg(args, 1)
+	if err != nil {
+		return nil, err
+	}
+	revert, err := selectorsArg(args, 2)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := h.runtime()
+	if err != nil {
+		return map[string]any{"status": report.StatusError, "run_id": id, "error": err.Error(), "message": err.Error()}, nil
+	}
+	rep, err := rt.Review(h.ctx, id, keep, revert)
+	if err != nil {
+		return map[string]any{"status": report.StatusError, "run_id": id, "workspace": h.root, "error": err.Error(), "message": err.Error()}, nil
+	}
+	return wire(rep.Normalize()), nil
+}
+
+// selectorsArg returns args[i] as a list of review selectors: a list of
+// strings (an empty Lua table may arrive as an empty map), a
+// comma-separated string, or nothing.
+func selectorsArg(args []any, i int) ([]string, error) {
+	if i >= len(args) || args[i] == nil {
+		return nil, nil
+	}
+	var items []any
+	switch v := args[i].(type) {
+	case []any:
+		items = v
+	case map[string]any:
+		if len(v) > 0 {
+			return nil, fmt.Errorf("flow: argument %d must be a list of hunk ids or paths", i+1)
+		}
+	case string, []byte:
+		s, _ := stringArg(args, i)
+		for _, f := range strings.Split(s, ",") {
+			items = append(items, f)
+		}
+	default:
+		return nil, fmt.Errorf("flow: argument %d must be a list of hunk ids or paths", i+1)
+	}
+	var out []string
+	for j := range items {
+		s, err := stringArg(items, j)
+		if err != nil {
+			return nil, fmt.Errorf("flow: argument %d must be a list of hunk ids or paths", i+1)
+		}
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }
 
 // startJob answers a job request: args[0] is the job's string argument

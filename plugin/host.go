@@ -33,6 +33,11 @@ type Runtime interface {
 	StartCheck(ctx context.Context, name string, events func(progress.Event)) (*job.Job[report.CheckReport], error)
 	// StartUndo starts the undo of a run ("" = the workspace's last run).
 	StartUndo(ctx context.Context, runID string) (*job.Job[report.Undo], error)
+	// Review lists the hunks of a finished run ("" = the workspace's last
+	// run) and keeps and reverts those keep and revert select, through
+	// the buffer-aware file system; it returns when done. A request that
+	// cannot be made as asked is an error (doc/design.md §12.7).
+	Review(ctx context.Context, runID string, keep, revert []string) (report.ReviewReport, error)
 	// CancelAll cancels the job in progress and returns how many it
 	// cancelled.
 	CancelAll() int

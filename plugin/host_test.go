@@ -215,7 +215,7 @@ func TestPluginRPCContract(t *testing.T) {
 			names = append(names, c.(string))
 		}
 	}
-	want := []string{"FlowBuild", "FlowCheck", "FlowDiff", "FlowInstall", "FlowLog", "FlowStatus", "FlowStop", "FlowUndo"}
+	want := []string{"FlowBuild", "FlowCheck", "FlowDiff", "FlowInstall", "FlowLog", "FlowReview", "FlowStatus", "FlowStop", "FlowUndo"}
 	if !slices.Equal(names, want) {
 		t.Errorf("commands = %v, want %v", names, want)
 	}

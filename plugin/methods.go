@@ -19,12 +19,20 @@ const (
 	MethodStop = "flow_stop"
 	// MethodUndo starts an undo: flow_undo(run_id|"", token?) → {token}.
 	MethodUndo = "flow_undo"
+	// MethodReview lists a finished run's hunks and applies decisions:
+	// flow_review(run_id|"", keep, revert) → report.ReviewReport. keep and
+	// revert are lists of selectors (hunk ids, changed files' paths, "all");
+	// both empty only lists. It answers when the review is done, the
+	// reverted lines already in the buffers (the host writes through the
+	// buffer-aware file system).
+	MethodReview = "flow_review"
 )
 
 // Methods lists every RPC method of the host, sorted.
 var Methods = []string{
 	MethodCheck,
 	MethodConfigure,
+	MethodReview,
 	MethodRun,
 	MethodStatus,
 	MethodStop,

@@ -135,6 +135,35 @@ function M.undo(o)
   require("flow").undo(id ~= "" and id or nil)
 end
 
+--- :FlowReview [run_id]: shows the run's hunks (default: the workspace's
+--- last run) in the buffers and the quickfix list.
+function M.review(o)
+  local id = vim.trim(o.args or "")
+  require("flow.review").open(id ~= "" and id or nil)
+end
+
+--- Completes :FlowReview with the runs this Neovim knows: the one under
+--- review, the last build's and the workspace's last run.
+---@param arglead string
+---@return string[]
+function M.complete_review(arglead)
+  local ids, seen = {}, {}
+  local function add(r)
+    local id = type(r) == "table" and r.run_id
+    if type(id) == "string" and id ~= "" and not seen[id] and id:sub(1, #arglead) == arglead then
+      seen[id] = true
+      ids[#ids + 1] = id
+    end
+  end
+  add(require("flow.review").report())
+  add(require("flow").last_run)
+  local ok, st = pcall(require("flow").status)
+  if ok and type(st) == "table" then
+    add(st.last_report)
+  end
+  return ids
+end
+
 --- :FlowLog: opens the log file in a split, at its end (the latest run and
 --- the output of its failing checks).
 function M.log()

@@ -12,6 +12,7 @@ local M = {}
 ---@field notify? boolean show run summaries with vim.notify
 ---@field quickfix? boolean put changed files in the quickfix list
 ---@field open_run? boolean open the flow://run buffer when a build starts
+---@field mappings? boolean map the default keys of :FlowReview in reviewed buffers
 
 -- The directory of this plugin (the repository root): lua/flow/config.lua
 -- is two levels below it.
@@ -73,6 +74,10 @@ M.defaults = {
   quickfix = true,
   -- Open the flow://run buffer in a split when a build starts.
   open_run = true,
+  -- Map the default keys of :FlowReview (]h, [h, <LocalLeader>hk, ...) in
+  -- the buffers a review marks; the <Plug>(flow-review-*) mappings exist
+  -- either way.
+  mappings = true,
 }
 
 local types = {
@@ -85,6 +90,7 @@ local types = {
   notify = "boolean",
   quickfix = "boolean",
   open_run = "boolean",
+  mappings = "boolean",
 }
 
 M.options = vim.deepcopy(M.defaults)

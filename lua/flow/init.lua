@@ -87,6 +87,30 @@ function M.undo(run_id, opts)
   return job("undo", rpc.methods.undo, run_id or "", opts, "undo " .. (run_id or "(last run)"))
 end
 
+--- Lists the hunks of a finished run (nil: the workspace's last run) and
+--- applies the decisions of opts: `keep` and `revert`, lists of hunk ids,
+--- changed files' paths or "all". The host writes each revert through the
+--- buffer-aware file system, so the loaded buffers already show it when
+--- this returns. Returns the review report (status ok, conflict when a
+--- decision was refused, error) and passes it to opts.on_done.
+---@param run_id string|nil
+---@param opts {keep?: string[], revert?: string[], on_done?: fun(result: table)}|nil
+---@return table
+function M.review(run_id, opts)
+  opts = opts or {}
+  local rpc = require("flow.rpc")
+  local ok, res = rpc.request(rpc.methods.review, run_id or "", opts.keep or {}, opts.revert or {})
+  if not ok or type(res) ~= "table" then
+    res = { status = "error", error = tostring(res), message = tostring(res) }
+  end
+  if opts.on_done then
+    vim.schedule(function()
+      opts.on_done(res)
+    end)
+  end
+  return res
+end
+
 --- Fetches the status report (flow never contacts the model for it) and
 --- calls on_done with it. Also returns it.
 ---@param opts flow.Callbacks|nil

@@ -27,6 +27,7 @@ M.methods = {
   status = "flow_status",
   stop = "flow_stop",
   undo = "flow_undo",
+  review = "flow_review",
 }
 
 local state = {

@@ -26,6 +26,8 @@ local LINKS = {
   FlowHeading = "Title",
   FlowFailure = "ErrorMsg",
   FlowCheckOutput = "Comment",
+  FlowReviewAdd = "DiffAdd",
+  FlowReviewDelete = "DiffDelete",
 }
 
 --- Defines the default highlight links (again after a colour scheme
@@ -403,6 +405,10 @@ function M.summary(op, r)
   elseif #list(r.changed_files) > 0 then
     lines[#lines + 1] = "changed: " .. table.concat(r.changed_files, ", ")
   end
+  -- A change the host did not verify: a person can review it hunk by hunk.
+  if op == "run" and r.verified ~= true and (#diffs > 0 or #list(r.changed_files) > 0) then
+    lines[#lines + 1] = "review: :FlowReview to keep or revert each hunk"
+  end
   -- Changes flow made to files itself (mended imports): the diffs above
   -- hold them too, and a person should not take them for the model's.
   for _, e in ipairs(list(r.host_edits)) do
@@ -462,11 +468,7 @@ function M.notification(op, r)
   local reason = M.reason(r)
   local text = reason ~= "" and (head .. ": " .. reason) or head
   text = text:gsub("%s*\n%s*", " ")
-  local room = tonumber(vim.v.echospace) or 0
-  if room <= 0 then
-    room = vim.o.columns - 12
-  end
-  room = math.max(room - 1, 20)
+  local room = M.room()
   if vim.fn.strdisplaywidth(text) > room and r.status ~= "ok" and about_unsaved(reason) then
     -- The editor knows the unsaved buffers: a shorter sentence that fits.
     local sentence = unsaved_sentence(r)
@@ -474,6 +476,28 @@ function M.notification(op, r)
       text = head .. ": " .. sentence
     end
   end
+  return M.fit(text, room)
+end
+
+--- The display cells a one-line message may take on the command line
+--- without a hit-enter prompt.
+---@return integer
+function M.room()
+  local room = tonumber(vim.v.echospace) or 0
+  if room <= 0 then
+    room = vim.o.columns - 12
+  end
+  return math.max(room - 1, 20)
+end
+
+--- Cuts text to one line of room display cells (default: M.room()),
+--- ending it with "…".
+---@param text string
+---@param room integer|nil
+---@return string
+function M.fit(text, room)
+  text = text:gsub("%s*\n%s*", " ")
+  room = room or M.room()
   if vim.fn.strdisplaywidth(text) > room then
     local chars = vim.fn.strchars(text)
     while chars > 0 and vim.fn.strdisplaywidth(text) > room - 1 do

@@ -8,6 +8,11 @@
 // Tasks the fake runtime understands: "write PATH WORDS..." writes WORDS
 // and a newline to PATH; "wait" blocks until cancelled; "panic" panics;
 // anything else succeeds without changes.
+//
+// With --config FILE, `nvim` serves flow's real runtime instead
+// (agent.Service over the configuration FILE, its model server and the
+// workspace's journal under $XDG_STATE_HOME), so that a test can script a
+// whole run with internal/test/ollamatest and review it.
 package main
 
 import (
@@ -22,7 +27,11 @@ import (
 
 	"flow/bufferfs"
 	"flow/plugin"
+	"flow/runtime/agent"
+	"flow/runtime/config"
 	"flow/runtime/job"
+	"flow/runtime/journal"
+	"flow/runtime/model/ollama"
 	"flow/runtime/progress"
 	"flow/runtime/report"
 )
@@ -34,7 +43,7 @@ func main() {
 }
 
 func run(args []string) int {
-	var cmd, workspace string
+	var cmd, workspace, cfgFile string
 	trusted := false
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; a {
@@ -47,6 +56,8 @@ func run(args []string) int {
 			}
 			if a == "--workspace" {
 				workspace = args[i+1]
+			} else {
+				cfgFile = args[i+1]
 			}
 			i++
 		default:
@@ -60,13 +71,13 @@ func run(args []string) int {
 		fmt.Println("flow " + version)
 		return 0
 	case "nvim":
-		return serve(workspace, trusted)
+		return serve(workspace, cfgFile, trusted)
 	}
 	fmt.Fprintf(os.Stderr, "flow: unknown command %q\n", cmd)
 	return 2
 }
 
-func serve(workspace string, trusted bool) int {
+func serve(workspace, cfgFile string, trusted bool) int {
 	out, err := plugin.TakeStdout()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "flow:", err)
@@ -97,6 +108,9 @@ func serve(workspace string, trusted bool) int {
 		Version: version,
 		Logger:  logger,
 		NewRuntime: func(_ context.Context, env plugin.RuntimeEnv) (plugin.Runtime, error) {
+			if cfgFile != "" {
+				return service(cfgFile, env)
+			}
 			return &fake{env: env}, nil
 		},
 	})
@@ -105,6 +119,30 @@ func serve(workspace string, trusted bool) int {
 		return 1
 	}
 	return 0
+}
+
+// service builds flow's runtime over the configuration file, as `flow
+// nvim` does, with the workspace's journal (so runs can be undone and
+// reviewed).
+func service(cfgFile string, env plugin.RuntimeEnv) (plugin.Runtime, error) {
+	cfg, err := config.Load(config.LoadOptions{ConfigFile: cfgFile, Workspace: env.Root, Trusted: env.Trusted})
+	if err != nil {
+		return nil, err
+	}
+	backend, err := ollama.New(ollama.Options{BaseURL: cfg.Ollama.BaseURL, API: cfg.Ollama.API})
+	if err != nil {
+		return nil, err
+	}
+	dir, err := journal.StateDir(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	store, err := journal.Open(dir, cfg.Workspace, journal.Options{})
+	if err != nil {
+		return nil, err
+	}
+	opts := agent.ServiceOptions{Backend: backend, Store: store, Version: version}
+	return agent.NewService(cfg, env.ServiceOptions(opts)), nil
 }
 
 // fake is a Runtime that does what its task says through the FS it got.
@@ -152,6 +190,12 @@ func (f *fake) StartUndo(ctx context.Context, runID string) (*job.Job[report.Und
 	}, func(p any) report.Undo {
 		return report.Undo{Status: report.StatusError, RunID: runID, Error: job.PanicMessage(job.KindUndo, p)}.Normalize()
 	})
+}
+
+// Review has no journal to read: the fake keeps none.
+func (f *fake) Review(_ context.Context, runID string, _, _ []string) (report.ReviewReport, error) {
+	return report.ReviewReport{Status: report.StatusUnavailable, RunID: runID, Workspace: f.env.Root,
+		Message: "the test host's fake runtime keeps no journal to review"}.Normalize(), nil
 }
 
 func (f *fake) CancelAll() int                { return f.gate.CancelAll() }
