@@ -1,6 +1,7 @@
 // Package mcp is flow's MCP stdio server (`flow serve`, doc/design.md §10): newline-
-// delimited JSON-RPC 2.0 on a reader and a writer, exposing exactly three
-// tools, flow_run, flow_status and flow_check, on top of a [Runtime].
+// delimited JSON-RPC 2.0 on a reader and a writer, exposing exactly four
+// tools, flow_run, flow_status, flow_check and flow_review, on top of a
+// [Runtime].
 //
 // Callers import it as flowmcp; inside this package "mcp" is mcp-go's
 // protocol package.
@@ -48,6 +49,14 @@
 //   - one writer: every line goes out through one mutex-guarded writer, and
 //     nothing is ever written to stderr.
 //
+// The server sends one request of its own: elicitation/create, the
+// question a plain flow_run asks a client that declared form-mode
+// elicitation when the run leaves a change flow did not verify (keep,
+// revert or decide later; run_decision.go). Its id is the server's own
+// ("flow-1", …); the frame loop hands the client's response to the waiting
+// call by that id (peer.go), and a frame that is a response is never
+// answered itself.
+//
 // Only the initialize handshake is spoken: initialize negotiates 2025-11-25,
 // 2025-06-18 or 2025-03-26, _meta is ignored except progressToken, and
 // server/discover (the stateless 2026-07-28 mode) is an unknown method.
@@ -79,8 +88,10 @@
 // progress.go, result.go); the task records (live_task.go, records.go,
 // run_status.go); the tools (tool.go, the tool files, tool_table.go); a
 // call's request (call_request.go); the [Server] (server.go); the session
-// (session.go) and what it answers (lifecycle.go, tasks.go); the steps of
-// a call (idempotency.go, tool_job.go, worker.go, call.go); the worker's
+// (session.go) and what it answers (lifecycle.go, tasks.go); the question
+// after an unverified run (run_decision.go, over the server's requests to
+// the client in peer.go, which sits on the wire); the steps of a call
+// (idempotency.go, tool_job.go, worker.go, call.go); the worker's
 // body ([RunWorker], task_worker.go, beside the pipe protocol in
 // worker_protocol.go); and on top the frame loop (serve.go).
 //

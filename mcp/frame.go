@@ -59,11 +59,17 @@ func isBlank(frame []byte) bool {
 }
 
 // message is a JSON-RPC request or notification that passed the envelope
-// checks of doc/design.md §10.2.
+// checks of doc/design.md §10.2, or a response to a request the server
+// sent (response set, method empty).
 type message struct {
 	id     json.RawMessage // nil for a notification
 	method string
 	params json.RawMessage // nil when absent
+	// response: the message answers the server's request id, with result
+	// or with err, a JSON-RPC error object.
+	response bool
+	result   json.RawMessage
+	err      json.RawMessage
 }
 
 // rpcError is a JSON-RPC error to send back.
@@ -96,7 +102,9 @@ var (
 
 // parseMessage checks one frame: valid UTF-8 JSON (-32700), one object
 // (-32600, batches are not supported), "jsonrpc":"2.0", a string method and,
-// when present, a string or integer id (-32600). Errors from here are sent
+// when present, a string or integer id (-32600). A frame without method
+// that has a valid id and exactly one of result and error (an object) is
+// a response to one of the server's requests. Errors from here are sent
 // with a null id, whatever the frame's id was.
 func parseMessage(frame []byte) (message, *rpcError) {
 	if !utf8.Valid(frame) || !json.Valid(frame) {
@@ -113,6 +121,9 @@ func parseMessage(frame []byte) (message, *rpcError) {
 		return message{}, errInvalid
 	}
 	method, ok := jsonString(fields["method"])
+	if _, present := fields["method"]; !present {
+		return parseResponse(fields)
+	}
 	if !ok {
 		return message{}, errInvalid
 	}
@@ -124,6 +135,16 @@ func parseMessage(frame []byte) (message, *rpcError) {
 		m.id = id
 	}
 	return m, nil
+}
+
+// parseResponse checks a frame without method as a response: a valid id
+// and exactly one of result and error, an object (-32600 otherwise).
+func parseResponse(fields map[string]json.RawMessage) (message, *rpcError) {
+	id, result, rerr := fields["id"], fields["result"], fields["error"]
+	if !validID(id) || (result == nil) == (rerr == nil) || (rerr != nil && !isObject(rerr)) {
+		return message{}, errInvalid
+	}
+	return message{id: id, response: true, result: result, err: rerr}, nil
 }
 
 // isObject reports whether a valid JSON value is an object.

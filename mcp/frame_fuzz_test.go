@@ -89,8 +89,11 @@ func checkEnvelope(t *testing.T, frame []byte) {
 	if err := json.Unmarshal(frame, &fields); err != nil {
 		t.Fatalf("accepted %q, which is not a JSON object: %v", frame, err)
 	}
-	if m.method == "" && string(fields["method"]) != `""` {
+	if m.method == "" && string(fields["method"]) != `""` && !m.response {
 		t.Fatalf("accepted %q without a method", frame)
+	}
+	if m.response && (m.id == nil || fields["method"] != nil || (m.result == nil) == (m.err == nil)) {
+		t.Fatalf("accepted %q as a response", frame)
 	}
 	if m.id != nil && !validID(m.id) {
 		t.Fatalf("accepted the invalid id %s", m.id)

@@ -117,7 +117,13 @@ func TestParseMessage(t *testing.T) {
 		{"jsonrpc missing", `{"id":1,"method":"ping"}`, errInvalid, "", ""},
 		{"jsonrpc number", `{"jsonrpc":2.0,"id":1,"method":"ping"}`, errInvalid, "", ""},
 		{"method number", `{"jsonrpc":"2.0","id":1,"method":1}`, errInvalid, "", ""},
-		{"method missing (a response)", `{"jsonrpc":"2.0","id":1,"result":{}}`, errInvalid, "", ""},
+		{"a response", `{"jsonrpc":"2.0","id":1,"result":{}}`, nil, "", "1"},
+		{"an error response", `{"jsonrpc":"2.0","id":"flow-1","error":{"code":-1,"message":"no"}}`, nil, "", `"flow-1"`},
+		{"response with result and error", `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`, errInvalid, "", ""},
+		{"response with neither", `{"jsonrpc":"2.0","id":1}`, errInvalid, "", ""},
+		{"response without id", `{"jsonrpc":"2.0","result":{}}`, errInvalid, "", ""},
+		{"response with a null id", `{"jsonrpc":"2.0","id":null,"result":{}}`, errInvalid, "", ""},
+		{"error response, error not an object", `{"jsonrpc":"2.0","id":1,"error":"no"}`, errInvalid, "", ""},
 		{"case-sensitive member names", `{"JSONRPC":"2.0","id":1,"method":"ping"}`, errInvalid, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -40,6 +40,7 @@ type fakeRuntime struct {
 	run    func(ctx context.Context, task string, progress func(string)) report.Run
 	check  func(ctx context.Context, name string) report.CheckReport
 	status func(ctx context.Context) report.Status
+	review func(runID string, keep, revert []string) report.ReviewReport
 }
 
 func (f *fakeRuntime) StartRun(ctx context.Context, task string, progress func(runID, message string)) (*job.Job[report.Run], error) {
@@ -62,7 +63,13 @@ func (f *fakeRuntime) StartCheck(ctx context.Context, name string) (*job.Job[rep
 	})
 }
 
-func (f *fakeRuntime) Review(_ context.Context, runID string, _, _ []string) (report.ReviewReport, error) {
+func (f *fakeRuntime) Review(_ context.Context, runID string, keep, revert []string) (report.ReviewReport, error) {
+	f.mu.Lock()
+	fn := f.review
+	f.mu.Unlock()
+	if fn != nil {
+		return fn(runID, keep, revert), nil
+	}
 	return report.ReviewReport{Status: report.StatusOK, RunID: runID, Hunks: []report.Hunk{}}, nil
 }
 

@@ -48,13 +48,16 @@ func (ss *session) initialize(m message) {
 		_ = ss.out.error(m.id, errClientInfo)
 		return
 	}
-	// The only client capability flow uses is tasks (it then sends
-	// notifications/tasks/status); capabilities need only be an object.
+	// The client capabilities flow uses are tasks (it then sends
+	// notifications/tasks/status) and form-mode elicitation (a flow_run
+	// that leaves an unverified change asks what to do with it);
+	// capabilities need only be an object.
 	var caps map[string]json.RawMessage
 	_ = json.Unmarshal(p["capabilities"], &caps)
 	version := negotiate(requested)
 	ss.tasks = ss.srv.tasks != nil && versionHasTasks(version)
 	ss.clientTasks = ss.tasks && isObject(caps["tasks"])
+	ss.elicit = version != version20250326 && formElicitation(caps["elicitation"])
 	ss.wait = ss.srv.defaultWait(info.Name)
 	ss.initOK = true
 	ss.log.Debug("initialized", "client", info.Name, "client_version", info.Version, "requested", requested)
@@ -100,6 +103,26 @@ func capabilities(tasks bool) serverCapabilities {
 		c.Tasks = &tasksCapability{}
 	}
 	return c
+}
+
+// formElicitation reports whether a client's elicitation capability
+// includes form mode: {"form": {}}, or {} as 2025-06-18 declared it (MCP
+// 2025-11-25 reads an empty object as form mode only); {"url": {}} alone
+// does not. Elicitation came with 2025-06-18.
+func formElicitation(raw json.RawMessage) bool {
+	if !isObject(raw) {
+		return false
+	}
+	var modes map[string]json.RawMessage
+	if json.Unmarshal(raw, &modes) != nil {
+		return false
+	}
+	form, hasForm := modes["form"]
+	_, hasURL := modes["url"]
+	if hasForm {
+		return isObject(form)
+	}
+	return !hasURL
 }
 
 // versionHasTasks reports whether a protocol version has MCP's tasks

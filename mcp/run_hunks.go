@@ -9,10 +9,22 @@ import (
 )
 
 // runWithHunks is flow_run's result: the run report with the hunks of its
-// change (doc/design.md §10.12).
+// change (doc/design.md §10.12) and, when the person was asked whether to
+// keep an unverified change, what came of it.
 type runWithHunks struct {
 	report.Run
-	Hunks []report.Hunk `json:"hunks,omitempty"`
+	Hunks    []report.Hunk `json:"hunks,omitempty"`
+	Decision *runDecision  `json:"decision,omitempty"`
+}
+
+// runDecision is what came of the question after an unverified run: the
+// answer ("keep", "revert", "later", "decline", "cancel", or "none" when
+// none came), the status of the review it applied, if any, and one
+// sentence saying what happened.
+type runDecision struct {
+	Answer  string `json:"answer"`
+	Status  string `json:"status,omitempty"`
+	Message string `json:"message"`
 }
 
 // withHunks adds to a finished run's report the hunks of its change, read

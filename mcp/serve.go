@@ -67,6 +67,9 @@ func (ss *session) run(ctx context.Context, r io.Reader) error {
 				// a loop that reads the next frame only after answering;
 				// an interruption meanwhile (a client closes stdin and
 				// sends SIGTERM at once) is handled as at any other time.
+				// A question it asked the client can no longer be
+				// answered.
+				ss.peer.abandon()
 				if ss.waitCalls(ctx) != nil {
 					ss.out.shut()
 					ss.end("interrupted")
@@ -133,7 +136,8 @@ func (ss *session) end(why string) {
 }
 
 // handle answers one frame. Only a flow_run or flow_check job that started
-// is still running when it returns.
+// is still running when it returns. A response goes to the server's
+// request it answers, and is never answered itself.
 func (ss *session) handle(frame []byte) {
 	if isBlank(frame) {
 		return
@@ -142,6 +146,12 @@ func (ss *session) handle(frame []byte) {
 	if perr != nil {
 		ss.log.Debug("invalid frame", "error", perr.message)
 		_ = ss.out.error(nil, perr)
+		return
+	}
+	if m.response {
+		if !ss.peer.deliver(m) {
+			ss.log.Debug("response to no request of the server dropped", "id", string(m.id))
+		}
 		return
 	}
 	if m.id == nil {

@@ -44,6 +44,10 @@ type Options struct {
 	// at its latest step and for how long (a model call on a CPU takes
 	// minutes, and idle watchdogs reset on progress); 0 means 10 s.
 	Heartbeat time.Duration
+	// DecisionTimeout bounds the wait for the person's answer when a plain
+	// flow_run asks whether to keep or revert an unverified change
+	// (elicitation, doc/design.md §10.12); 0 means 10 minutes.
+	DecisionTimeout time.Duration
 }
 
 // Server is flow's MCP server. It is safe to call [Server.Serve] more than
@@ -64,6 +68,8 @@ type Server struct {
 	// workerCmd and workerStart: Options.Worker and WorkerStartTimeout.
 	workerCmd   func() *exec.Cmd
 	workerStart time.Duration
+	// decisionWait: Options.DecisionTimeout.
+	decisionWait time.Duration
 
 	sessions atomic.Int64
 }
@@ -103,6 +109,10 @@ func NewServer(rt Runtime, opts Options) *Server {
 	if s.workerStart <= 0 {
 		s.workerStart = workerStartTimeout
 	}
+	s.decisionWait = opts.DecisionTimeout
+	if s.decisionWait <= 0 {
+		s.decisionWait = defaultDecisionTimeout
+	}
 	s.tools = newToolTable(toolEnv{rt: rt, tasks: s.tasks != nil, runStatus: s.runStatus})
 	return s
 }
@@ -110,6 +120,10 @@ func NewServer(rt Runtime, opts Options) *Server {
 // workerStartTimeout bounds the wait for a worker's handshake when
 // Options.WorkerStartTimeout is 0.
 const workerStartTimeout = time.Minute
+
+// defaultDecisionTimeout is how long a flow_run waits for the person's
+// answer about an unverified change when Options.DecisionTimeout is 0.
+const defaultDecisionTimeout = 10 * time.Minute
 
 // defaultShortHostWait is the default wait_seconds of [ShortHosts].
 const defaultShortHostWait = 50 * time.Second

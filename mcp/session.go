@@ -39,9 +39,15 @@ type session struct {
 	tasks       bool
 	clientTasks bool
 	wait        time.Duration
-	longMu      sync.Mutex
-	running     *jobCall   // the running flow_run or flow_check job of this session
-	watched     []*jobCall // the calls of tasks in worker processes it watches
+	// elicit: the client declared form-mode elicitation (set by
+	// initialize); a plain flow_run that leaves an unverified change then
+	// asks the person what to do with it (run_decision.go). peer holds the
+	// server's requests to the client that await their response.
+	elicit  bool
+	peer    *peerRequests
+	longMu  sync.Mutex
+	running *jobCall   // the running flow_run or flow_check job of this session
+	watched []*jobCall // the calls of tasks in worker processes it watches
 	// ended is set when the session ends; the tasks it started in worker
 	// processes go on, without notifications.
 	ended atomic.Bool
@@ -50,6 +56,7 @@ type session struct {
 func (s *Server) newSession(ctx context.Context, w io.Writer) *session {
 	n := s.sessions.Add(1)
 	ss := &session{srv: s, id: fmt.Sprintf("flow-stdio-%d", n), out: newWire(w)}
+	ss.peer = newPeerRequests(ss.out)
 	ss.log = s.log.With("session", ss.id)
 	// Requests do not inherit ctx's cancellation directly: when ctx ends,
 	// run first shuts the output and only then cancels them, so a cancelled

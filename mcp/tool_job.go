@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -69,7 +70,7 @@ func (ss *session) startJob(rq *toolRequest) {
 	}
 	go rq.job.heartbeat(ss.srv.heartbeat, j.Done())
 	ss.calls.Add(1)
-	go ss.awaitJob(rq, j, wait)
+	go ss.awaitJob(ctx, rq, j, wait)
 }
 
 // refuseUnstarted answers a call whose job did not start with res, its
@@ -92,15 +93,18 @@ func (ss *session) refuseUnstarted(rq *toolRequest, res *mcp.CallToolResult) {
 	}
 }
 
-// awaitJob waits for a started job and ends its call: after wait (0:
-// none) a plain call answers "running" and the job goes on; at its end
-// the record is written, a task's status notified, and a plain call not
-// yet answered gets the job's result, unless it was cancelled or the
-// session interrupted. It runs as one of the session's calls.
-func (ss *session) awaitJob(rq *toolRequest, j *job.Handle, wait time.Duration) {
+// awaitJob waits for a started job, whose context is ctx, and ends its
+// call: after wait (0: none) a plain call answers "running" and the job
+// goes on; at its end a plain call not yet answered may first ask the
+// person about an unverified change (still cancellable meanwhile), then
+// the record is written, a task's status notified, and that call gets the
+// job's result, unless it was cancelled or the session interrupted. It
+// runs as one of the session's calls.
+func (ss *session) awaitJob(ctx context.Context, rq *toolRequest, j *job.Handle, wait time.Duration) {
 	defer ss.calls.Done()
 	c, lt := rq.job, rq.live
 	replied := rq.asTask
+	since := time.Now()
 	if wait > 0 && !doneWithin(j, wait) {
 		c.finish()
 		ss.clearRunning(c)
@@ -111,9 +115,11 @@ func (ss *session) awaitJob(rq *toolRequest, j *job.Handle, wait time.Duration) 
 	}
 	<-j.Done()
 	c.finish()
+	ask, done := questionContext(ctx, replied, wait, since)
+	res, err := ss.jobResult(ask, rq, j)
+	done()
 	c.stop()
 	ss.clearRunning(c)
-	res, err := ss.jobResult(c.tool, j)
 	interrupted := ""
 	if ss.out.isShut() {
 		interrupted = serverStopped
@@ -134,6 +140,20 @@ func (ss *session) awaitJob(rq *toolRequest, j *job.Handle, wait time.Duration) 
 	}
 }
 
+// questionContext is the context of the question a call may ask before
+// its result (doc/design.md §10.12), or nil when it asks none: a call
+// already answered asks nothing, and a call with a wait (0: none, counted
+// from since) still answers within it.
+func questionContext(ctx context.Context, replied bool, wait time.Duration, since time.Time) (context.Context, context.CancelFunc) {
+	switch {
+	case replied:
+		return nil, func() {}
+	case wait > 0:
+		return context.WithDeadlineCause(ctx, since.Add(wait), fmt.Errorf("the call's wait of %s ran out", wait))
+	}
+	return ctx, func() {}
+}
+
 // doneWithin reports whether j ends within wait.
 func doneWithin(j *job.Handle, wait time.Duration) bool {
 	t := time.NewTimer(wait)
@@ -146,11 +166,18 @@ func doneWithin(j *job.Handle, wait time.Duration) bool {
 	}
 }
 
-// jobResult is the tool result of a job that has ended: its report's, or
-// for a job that panicked the error answered for it (-32603).
-func (ss *session) jobResult(tool string, j *job.Handle) (*mcp.CallToolResult, error) {
+// jobResult is the tool result of rq's job, which has ended: its
+// report's, or for a job that panicked the error answered for it
+// (-32603). With ask set, a run that left an unverified change first asks
+// the person about it, for at most as long as ask lasts (doc/design.md
+// §10.12); its task's status message says so meanwhile.
+func (ss *session) jobResult(ask context.Context, rq *toolRequest, j *job.Handle) (*mcp.CallToolResult, error) {
 	if p := j.Panic(); p != nil {
-		return nil, ss.recovered(tool, p)
+		return nil, ss.recovered(rq.def.name, p)
 	}
-	return reportResult(withHunks(context.Background(), ss.srv.rt, j))
+	rep, status := withHunks(context.Background(), ss.srv.rt, j)
+	if ask != nil {
+		rep = ss.askDecision(ask, rep, func(msg string) { rq.live.event("", msg) })
+	}
+	return reportResult(rep, status)
 }
