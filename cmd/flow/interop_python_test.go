@@ -241,3 +241,90 @@ func anyStrings(v any) []string {
 	}
 	return out
 }
+
+// TestPythonSDKElicitation: the official MCP Python SDK as a client that
+// declared elicitation (doc/design.md §10.12). After a flow_run that leaves
+// a change flow does not verify, flow asks it once whether to keep or
+// revert the change; the SDK's answer goes through flow_review's code: a
+// revert puts the file back, a keep leaves the change and marks its hunks
+// kept.
+func TestPythonSDKElicitation(t *testing.T) {
+	t.Parallel()
+	py, dir := needPython(t)
+	for _, answer := range []string{"revert", "keep"} {
+		t.Run(answer, func(t *testing.T) {
+			t.Parallel()
+			ws := workspace(t)
+			writeFile(t, ws, "a.go", "package a\n")
+			srv := ollamatest.New(t,
+				ollamatest.Turn{Content: "Plan: add A."},
+				ollamatest.Turn{ToolCalls: []ollamatest.Call{call("c1", "file_write", map[string]any{"path": "a.go", "content": "package a\n\nfunc A() {}\n"})}},
+				ollamatest.Turn{Content: "Done."},
+			)
+			cfg := writeFile(t, t.TempDir(), "ops.toml", `workspace_dir = `+tomlString(ws)+`
+[ollama]
+base_url = `+tomlString(srv.URL)+`
+[agent]
+planner = "always" # the test scripts a planner turn
+max_cycles = 1
+[checks.lint]
+cmd = ["grep", "-q", "package", "a.go"]
+kind = "lint"
+filetypes = ["go"]
+`)
+			cmd := exec.Command(py, filepath.Join(dir, "elicit.py"))
+			cmd.Dir = dir
+			cmd.Env = append(hermeticEnv(t), "FLOW_BIN="+flowBin, "FLOW_CONFIG="+cfg, "FLOW_WORKSPACE="+ws,
+				"FLOW_TASK=add A", "FLOW_ANSWER="+answer)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("python client: %v\n%s\nstderr: %s", err, out, stderr.String())
+			}
+			var got struct {
+				Questions []struct {
+					Message string
+					Schema  map[string]any
+				}
+				Run struct {
+					IsError  bool `json:"is_error"`
+					Status   string
+					Verified bool
+					RunID    string `json:"run_id"`
+					Decision map[string]any
+				}
+				Hunks []string
+				Error string
+			}
+			if err := json.Unmarshal(out, &got); err != nil || got.Error != "" {
+				t.Fatalf("client output %s (%v)\nstderr: %s", out, err, stderr.String())
+			}
+			t.Logf("python SDK client: %s", out)
+			if len(got.Questions) != 1 || !strings.Contains(got.Questions[0].Message, got.Run.RunID) || !strings.Contains(got.Questions[0].Message, "a.go") {
+				t.Fatalf("questions = %+v, want one naming run %s and a.go", got.Questions, got.Run.RunID)
+			}
+			props, _ := got.Questions[0].Schema["properties"].(map[string]any)
+			decision, _ := props["decision"].(map[string]any)
+			if !slices.Equal(anyStrings(decision["enum"]), []string{"keep", "revert", "later"}) {
+				t.Errorf("schema = %v", got.Questions[0].Schema)
+			}
+			if got.Run.Verified || got.Run.Decision["answer"] != answer {
+				t.Errorf("run = %+v", got.Run)
+			}
+			data, _ := os.ReadFile(filepath.Join(ws, "a.go"))
+			wantFile, wantState := "package a\n", "reverted"
+			if answer == "keep" {
+				wantFile, wantState = "package a\n\nfunc A() {}\n", "kept"
+			}
+			if string(data) != wantFile || len(got.Hunks) == 0 {
+				t.Errorf("a.go = %q, hunks %v; want %q", data, got.Hunks, wantFile)
+			}
+			for _, s := range got.Hunks {
+				if s != wantState {
+					t.Errorf("hunks %v, want all %s", got.Hunks, wantState)
+				}
+			}
+		})
+	}
+}
