@@ -119,6 +119,14 @@ func (p *peerRequests) deliver(m message) bool {
 	return true
 }
 
+// ended reports whether the client's input has ended, so that no request
+// sent now could be answered.
+func (p *peerRequests) ended() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
 // abandon tells every waiter, and every later call, that no response can
 // come: the client's input has ended.
 func (p *peerRequests) abandon() {

@@ -16,7 +16,9 @@ import (
 // flow_run that leaves a change flow did not verify asks a client that
 // declared form-mode elicitation whether to keep the change, revert it or
 // decide later, and applies the answer through the runtime's Review, as
-// flow_review does; any other answer, or none, writes nothing.
+// flow_review does; any other answer, or none, writes nothing. A
+// task-augmented flow_run's worker cannot ask: the tasks/result that
+// collects its result asks instead (task_decision.go).
 
 // The answers a run's decision records.
 const (

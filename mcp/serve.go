@@ -209,7 +209,12 @@ func (ss *session) cancel(params json.RawMessage) {
 	key := idKey(p["requestId"])
 	ss.longMu.Lock()
 	c := ss.running
+	req := ss.requests[key]
 	ss.longMu.Unlock()
+	if req != nil {
+		ss.log.Info("request cancelled by the client", "id", string(p["requestId"]))
+		(*req)(errRequestCancelled)
+	}
 	if c != nil && c.key == key {
 		ss.log.Info("request cancelled by the client", "tool", c.tool, "id", string(c.id))
 		c.cancelled.Store(true)

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -41,13 +42,17 @@ type session struct {
 	wait        time.Duration
 	// elicit: the client declared form-mode elicitation (set by
 	// initialize); a plain flow_run that leaves an unverified change then
-	// asks the person what to do with it (run_decision.go). peer holds the
+	// asks the person what to do with it (run_decision.go), and so does
+	// tasks/result for such a flow_run task (task_decision.go). peer holds the
 	// server's requests to the client that await their response.
 	elicit  bool
 	peer    *peerRequests
 	longMu  sync.Mutex
 	running *jobCall   // the running flow_run or flow_check job of this session
 	watched []*jobCall // the calls of tasks in worker processes it watches
+	// requests are the session's other cancellable requests (tasks/result),
+	// by idKey: notifications/cancelled ends their context.
+	requests map[string]*context.CancelCauseFunc
 	// ended is set when the session ends; the tasks it started in worker
 	// processes go on, without notifications.
 	ended atomic.Bool
@@ -148,4 +153,30 @@ func (ss *session) clearRunning(c *jobCall) {
 		ss.running = nil
 	}
 	ss.longMu.Unlock()
+}
+
+// errRequestCancelled is the cause of a request's context that
+// notifications/cancelled ended.
+var errRequestCancelled = errors.New("the client cancelled the request")
+
+// cancellable returns the context of request id, which
+// notifications/cancelled naming it ends with errRequestCancelled, and the
+// function that forgets it once it is answered.
+func (ss *session) cancellable(id json.RawMessage) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ss.base)
+	key, mine := idKey(id), &cancel
+	ss.longMu.Lock()
+	if ss.requests == nil {
+		ss.requests = make(map[string]*context.CancelCauseFunc)
+	}
+	ss.requests[key] = mine
+	ss.longMu.Unlock()
+	return ctx, func() {
+		ss.longMu.Lock()
+		if ss.requests[key] == mine { // a reused id may have replaced it
+			delete(ss.requests, key)
+		}
+		ss.longMu.Unlock()
+		cancel(nil)
+	}
 }

@@ -65,8 +65,12 @@ func (ss *session) taskRequest(m message) {
 	case "tasks/get":
 		ss.result(m.id, ss.srv.wireTask(task))
 	case "tasks/result":
+		ctx, done := ss.cancellable(m.id)
 		ss.calls.Add(1)
-		go ss.taskResult(m.id, task.ID)
+		go func() {
+			defer done()
+			ss.taskResult(ctx, m.id, task.ID)
+		}()
 	case "tasks/cancel":
 		ss.cancelTask(m.id, task)
 	}
@@ -110,23 +114,30 @@ func (ss *session) namedTask(id json.RawMessage, taskID *string) (journal.Task, 
 }
 
 // taskResult answers tasks/result for task taskID once it has ended; it
-// runs as one of the session's calls.
-func (ss *session) taskResult(id json.RawMessage, taskID string) {
+// runs as one of the session's calls. ctx ends with the session or when
+// the client cancels the request, which then gets no response. A flow_run
+// task's unverified change may first be asked about (task_decision.go).
+func (ss *session) taskResult(ctx context.Context, id json.RawMessage, taskID string) {
 	defer ss.calls.Done()
 	if lt := ss.srv.liveTask(taskID); lt != nil {
 		// The job's own goroutine finishes first, so that its
 		// notifications/tasks/status precedes this result.
 		select {
 		case <-lt.done:
-		case <-ss.base.Done():
+		case <-ctx.Done():
 			return
 		}
 	}
-	task, err := ss.srv.tasks.Wait(ss.base, taskID, taskPollInterval)
+	task, err := ss.srv.tasks.Wait(ctx, taskID, taskPollInterval)
 	if err != nil {
-		if ss.base.Err() == nil {
+		if ctx.Err() == nil {
 			_ = ss.out.error(id, unknownTask(taskID))
 		}
+		return
+	}
+	task = ss.taskDecision(ctx, task)
+	if errors.Is(context.Cause(ctx), errRequestCancelled) {
+		ss.log.Info("response to a cancelled request not sent", "method", "tasks/result", "id", string(id))
 		return
 	}
 	ss.result(id, taskPayload(task))
