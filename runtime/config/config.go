@@ -74,30 +74,17 @@ type Ollama struct {
 const DefaultServer = "ollama"
 
 // Server is one [servers.NAME] table: a model server besides [ollama],
-// with the same keys.
+// with the same keys (in JSON, beside its name).
 type Server struct {
-	Name          string  `json:"name"`
-	BaseURL       string  `json:"base_url"`
-	Model         string  `json:"model"`
-	API           string  `json:"api"`
-	Temperature   float64 `json:"temperature"`
-	ContextLength int     `json:"context_length"`
-	Timeout       float64 `json:"timeout"` // seconds per model call
-	AllowRemote   bool    `json:"allow_remote"`
-	Think         bool    `json:"think"`
+	Name string `json:"name"`
+	Ollama
 }
 
 // Settings returns the server's values as an [Ollama] table.
-func (s *Server) Settings() Ollama {
-	return Ollama{BaseURL: s.BaseURL, Model: s.Model, API: s.API, Temperature: s.Temperature,
-		ContextLength: s.ContextLength, Timeout: s.Timeout, AllowRemote: s.AllowRemote, Think: s.Think}
-}
+func (s *Server) Settings() Ollama { return s.Ollama }
 
 // NewServer returns the server name with the values of o.
-func NewServer(name string, o Ollama) Server {
-	return Server{Name: name, BaseURL: o.BaseURL, Model: o.Model, API: o.API, Temperature: o.Temperature,
-		ContextLength: o.ContextLength, Timeout: o.Timeout, AllowRemote: o.AllowRemote, Think: o.Think}
-}
+func NewServer(name string, o Ollama) Server { return Server{Name: name, Ollama: o} }
 
 // Role is one [roles.ROLE] table: the server a role's requests go to,
 // and optionally its model there.

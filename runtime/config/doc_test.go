@@ -273,6 +273,10 @@ func tableOf(tag string) string {
 func addFields(out map[string]string, prefix string, typ reflect.Type) {
 	for i := range typ.NumField() {
 		f := typ.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			addFields(out, prefix, f.Type) // an embedded table's keys are the table's own
+			continue
+		}
 		out[prefix+jsonName(f)] = typ.Name() + "." + f.Name
 	}
 }

@@ -213,7 +213,7 @@ func caseConfig(user *config.Config, c Case, dir, ws string) (*config.Config, er
 	}
 	srv.Model = user.ModelFor(config.RoleReviewer)
 	cfg.Ollama = srv
-	cfg.Servers = []config.Server{{Name: plannerServer, Model: srv.Model}, {Name: coderServer, Model: srv.Model}}
+	cfg.Servers = []config.Server{config.NewServer(plannerServer, config.Ollama{Model: srv.Model}), config.NewServer(coderServer, config.Ollama{Model: srv.Model})}
 	cfg.Roles = []config.Role{{Name: config.RolePlanner, Server: plannerServer}, {Name: config.RoleCoder, Server: coderServer}}
 	cfg.Models = config.Models{}
 	cfg.Agent = user.Agent
