@@ -55,12 +55,8 @@ func (ss *session) taskDecision(ctx context.Context, task journal.Task) journal.
 	if !ss.elicit || ss.out.isShut() || ss.peer.ended() || ctx.Err() != nil {
 		return task
 	}
-	var stored wireToolResult
-	var run runWithHunks
-	if json.Unmarshal(task.Result, &stored) != nil || json.Unmarshal(stored.StructuredContent, &run) != nil {
-		return task
-	}
-	if run.Decision != nil || run.Verified || run.RunID == "" || len(run.ChangedFiles) == 0 {
+	stored, run, ok := undecidedRun(task)
+	if !ok {
 		return task
 	}
 	// The same listing the plain path adds to a run's result, now: a
@@ -99,6 +95,16 @@ func (ss *session) taskDecision(ctx context.Context, task journal.Task) journal.
 		ss.log.Warn("task decision not kept", "task", task.ID, "error", err.Error())
 	}
 	return task
+}
+
+// undecidedRun reads task's stored result as a run report that left a
+// change flow did not verify and nobody decided about; ok is false for
+// any other result.
+func undecidedRun(task journal.Task) (stored wireToolResult, run runWithHunks, ok bool) {
+	if json.Unmarshal(task.Result, &stored) != nil || json.Unmarshal(stored.StructuredContent, &run) != nil {
+		return stored, run, false
+	}
+	return stored, run, run.Decision == nil && !run.Verified && run.RunID != "" && len(run.ChangedFiles) > 0
 }
 
 // withDecision returns task with its stored result changed to carry run's
