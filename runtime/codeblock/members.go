@@ -39,6 +39,7 @@ func splitClass(text string) (classParts, bool) {
 	start := -1 // the line the current method (with its lead lines) starts at
 	lead := -1  // the first decorator or comment line before the next def
 	cur := -1   // index in p.methods of the current method
+	depth := 0  // open brackets of the lead lines so far (a decorator's arguments on several lines)
 	var b strings.Builder
 	flush := func(i int) {
 		if cur >= 0 {
@@ -58,6 +59,13 @@ func splitClass(text string) (classParts, bool) {
 			p.indent = ind
 		}
 		if ind != p.indent {
+			if lead >= 0 && depth <= 0 {
+				// Deeper lines after a decorator that closed all its
+				// brackets are a body, not the decorator's: the lead
+				// lines belong to what came before, not to the next def.
+				lead = -1
+			}
+			depth += bracketDepth(t)
 			continue // inside a method, or a nested block of the head
 		}
 		m := pyMember.FindStringSubmatch(t[len(ind):])
@@ -77,8 +85,9 @@ func splitClass(text string) (classParts, bool) {
 			cur, start, lead = len(p.methods)-1, from, -1
 		case m != nil:
 			if lead < 0 {
-				lead = i
+				lead, depth = i, 0
 			}
+			depth += bracketDepth(t)
 		case cur >= 0:
 			return classParts{}, false // a statement between methods
 		default:
@@ -164,4 +173,20 @@ func mergeClass(old, new string) (string, bool) {
 func withBreak(m, old string) string {
 	trail := old[len(strings.TrimRight(old, "\n")):]
 	return strings.TrimRight(m, "\n") + trail
+}
+
+// bracketDepth is the brackets line opens minus those it closes, strings
+// and comments not told apart: enough to tell a decorator whose arguments
+// go on to the next lines from one that ends on its line.
+func bracketDepth(line string) int {
+	n := 0
+	for _, r := range line {
+		switch r {
+		case '(', '[', '{':
+			n++
+		case ')', ']', '}':
+			n--
+		}
+	}
+	return n
 }

@@ -95,6 +95,18 @@ if __name__ == "__main__":
 
 // TestSplitClass: a class whose body has a statement between its methods
 // is not split (a merge could not place it), nor one without methods.
+// A line at the body's indentation that starts like a decorator but closes
+// its brackets, followed by deeper lines, is no decorator of the next def:
+// it stays where it is (the fuzz seed c0097ad2ce63ecc0 found a merge that
+// moved it, so that the answer applied twice deleted it).
+func TestSplitClassDecoratorThenBody(t *testing.T) {
+	text := "class A:\n    def f(self):\n        return 1\n\n    @skip(1)+    def g(self):\n        return 2\n\n    def h(self):\n        return 3\n"
+	p, ok := splitClass(text)
+	if !ok || !cmp.Equal(p.names, []string{"f", "h"}) || strings.Contains(p.methods[1], "@skip") {
+		t.Errorf("splitClass = %v %t, methods %q; want f and h, the odd line with f", p.names, ok, p.methods)
+	}
+}
+
 func TestSplitClass(t *testing.T) {
 	for _, tc := range []struct {
 		text  string
@@ -104,10 +116,15 @@ func TestSplitClass(t *testing.T) {
 		{"class A:\n    x = 1\n\n    def f(self):\n        return 1\n\n    # g's note\n    @property\n    def g(self):\n        return 2", []string{"f", "g"}, true},
 		{"class A:\n    def f(self):\n        return 1\n\n    x = 1\n\n    def g(self):\n        return 2", nil, false},
 		{"class A:\n    x = 1", nil, false},
+		// A decorator whose arguments go on to the next lines stays with its def.
+		{"class A:\n    def f(self):\n        return 1\n\n    @mark([\n        1, 2])\n    def g(self):\n        return 2", []string{"f", "g"}, true},
 	} {
 		p, ok := splitClass(tc.text)
 		if ok != tc.ok || !cmp.Equal(p.names, tc.names) {
 			t.Errorf("splitClass(%q) = %v, %t; want %v, %t", tc.text, p.names, ok, tc.names, tc.ok)
+		}
+		if ok && strings.Contains(tc.text, "@mark") && !strings.HasPrefix(strings.TrimSpace(p.methods[1]), "@mark") {
+			t.Errorf("splitClass(%q): g is %q, without its decorator", tc.text, p.methods[1])
 		}
 		if ok {
 			joined := p.head
