@@ -184,12 +184,14 @@ type reviewRouter struct {
 
 func (r *reviewRouter) Chat(ctx context.Context, req model.Request) (model.Response, error) {
 	role := ""
+	// The role's message is the last user message that names it: a
+	// whole-file coder's conversation opens with an example and the files
+	// in user turns of their own (doc/design.md §6.7).
 	for _, m := range req.Messages {
 		if m.Role == model.RoleUser {
 			if _, after, ok := strings.Cut(m.Content, "Your role now: the "); ok {
 				role, _, _ = strings.Cut(after, ".")
 			}
-			break
 		}
 	}
 	switch role {

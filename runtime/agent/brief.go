@@ -25,12 +25,17 @@ import (
 // briefMapShare is the share of the brief the file map may take.
 const briefMapShare = 4
 
+// briefHeading is the line above a file's fenced text in the brief.
+const briefHeading = " (as the run found it):"
+
 // brief returns the brief's text for a role, "" when agent.brief_chars is
 // 0 or the workspace has no source files, and whether it holds the text of
 // every source file. output is failing check output (its file:line
 // references rank files) and first are paths that come first (the changed
-// files, for the reviewer and a repair).
-func (r *run) brief(ctx context.Context, output string, first []string) (string, bool) {
+// files, for the reviewer and a repair). heading follows each file's path
+// on the line above its text: briefHeading, or "" for the path alone, as
+// the whole-file format's answer names a file (doc/design.md §6.7).
+func (r *run) brief(ctx context.Context, output string, first []string, heading string) (string, bool) {
 	budget := r.cfg.Agent.BriefChars
 	if budget <= 0 || r.deps.FS == nil {
 		return "", false
@@ -59,7 +64,7 @@ func (r *run) brief(ctx context.Context, output string, first []string) (string,
 			skipped = append(skipped, f.Path)
 			continue
 		}
-		block := "\n" + f.Path + " (as the run found it):\n```" + lang.Fence(f.Language) + "\n" + text
+		block := "\n" + f.Path + heading + "\n```" + lang.Fence(f.Language) + "\n" + text
 		if !strings.HasSuffix(text, "\n") {
 			block += "\n"
 		}
@@ -143,18 +148,32 @@ var contextTitles = map[string]string{
 // sharedMessage returns the run's shared part, made on first use.
 func (r *run) sharedMessage(ctx context.Context) *sharedPart {
 	if r.shared == nil {
-		brief, all := r.brief(ctx, failureOutput(r.baseline), nil)
-		var b strings.Builder
-		b.WriteString("Task:\n")
-		b.WriteString(strings.TrimSpace(r.task))
-		b.WriteString("\n")
+		brief, all := r.brief(ctx, failureOutput(r.baseline), nil, briefHeading)
+		task := taskPart(r.task)
+		text := task
 		if brief != "" {
-			b.WriteString("\n")
-			b.WriteString(brief)
+			text += "\n" + brief
 		}
-		r.shared = &sharedPart{text: b.String(), all: all}
+		r.shared = &sharedPart{text: text, task: task, all: all}
 	}
 	return r.shared
+}
+
+// fileListing is the brief as the whole-file coder is handed it, in a
+// message of its own: each file's path on a line of its own above its
+// text, as its answer must name a file (doc/design.md §6.7). Made on
+// first use.
+func (r *run) fileListing(ctx context.Context) string {
+	if r.listing == nil {
+		brief, _ := r.brief(ctx, failureOutput(r.baseline), nil, "")
+		r.listing = &brief
+	}
+	return *r.listing
+}
+
+// taskPart is the task as a role's message begins with it.
+func taskPart(task string) string {
+	return "Task:\n" + strings.TrimSpace(task) + "\n"
 }
 
 // roleSeparator ends the shared part of a role's message; the role's part

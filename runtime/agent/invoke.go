@@ -48,7 +48,10 @@ func (r *run) skipRole(name, why string) outcome {
 
 // open starts a role's conversation: the shared system prompt and one
 // user message — the run's shared part (the task, the brief), then the
-// role's context and its instructions (doc/design.md §6.5).
+// role's context and its instructions (doc/design.md §6.5). A whole-file
+// coder's conversation opens with a worked example and the files in turns
+// of their own before that message, which then holds the task without the
+// brief (§6.7).
 func (r *run) open(ctx context.Context, s *session, roleCtx map[string]any) *end {
 	instructions, err := s.p.instructions()
 	if err != nil {
@@ -64,11 +67,23 @@ func (r *run) open(ctx context.Context, s *session, roleCtx map[string]any) *end
 		}
 	}
 	s.now, _ = roleCtx[nowKey].(string)
-	user, err := renderUserMessage(r.sharedMessage(ctx).text, roleCtx, instructions)
+	shared := r.sharedMessage(ctx).text
+	var opening []model.Message
+	if s.p.whole {
+		listing := r.fileListing(ctx)
+		opening = wholeOpening(listing)
+		if listing != "" {
+			shared = r.sharedMessage(ctx).task
+		}
+	}
+	user, err := renderUserMessage(shared, roleCtx, instructions)
 	if err != nil {
 		return &end{cause: causeSetup, detail: "encode role context: " + err.Error()}
 	}
 	s.conv.push(model.Message{Role: model.RoleSystem, Content: systemPrompt()})
+	for _, m := range opening {
+		s.conv.push(m)
+	}
 	s.conv.push(model.Message{Role: model.RoleUser, Content: user})
 	return nil
 }

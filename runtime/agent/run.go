@@ -34,6 +34,8 @@ type run struct {
 	baseline []report.CheckResult
 	// shared is the part every role's message starts with, made once.
 	shared *sharedPart
+	// listing is the brief for a whole-file coder (fileListing).
+	listing *string
 	// rejected are the changes the reviewer rejected (cycle.go).
 	rejected []rejection
 	// result is how the run ends, as far as it has got.
@@ -48,6 +50,8 @@ type run struct {
 // (doc/design.md §6.5).
 type sharedPart struct {
 	text string
+	// task is text's first part: the task alone, without the brief.
+	task string
 	// all: the brief holds the text of every source file.
 	all bool
 }

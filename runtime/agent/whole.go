@@ -67,7 +67,8 @@ func (r *env) describeCoderModel(ctx context.Context) coderModel {
 // decide: in four real runs a 1.5B model given the whole-file format first
 // answered that no change was needed (or copied the example) and passed
 // none, while with tool calls and answer code it passed go-stats-median in
-// 4 of 6 (doc/eval.md §4).
+// 4 of 6 (doc/eval.md §4). The worked example of wholeOpening came after
+// those runs and is not measured yet, so it does not change the choice.
 func (r *env) resolveEditFormat(m func() coderModel) (string, string) {
 	switch f := r.cfg.Agent.EditFormat; f {
 	case config.EditTools, config.EditWhole:
@@ -83,6 +84,64 @@ func (r *env) resolveEditFormat(m func() coderModel) (string, string) {
 		return config.EditTools, "auto: the server does not say whether " + cm.name + " calls tools"
 	}
 	return config.EditTools, "auto: " + cm.name + " calls tools"
+}
+
+// exampleAnswerMark divides prompts/coder.whole.example.md into the
+// example's request and its answer.
+const exampleAnswerMark = "\n--- answer ---\n"
+
+// wholeExample returns the worked example of the whole-file format: the
+// request, and the answer that gives the changed file whole after its
+// path.
+func wholeExample() (request, answer string) {
+	b, err := promptFiles.ReadFile("prompts/coder.whole.example.md")
+	if err != nil {
+		panic("agent: the embedded whole-file example is missing: " + err.Error())
+	}
+	request, answer, ok := strings.Cut(string(b), exampleAnswerMark)
+	if !ok {
+		panic("agent: the embedded whole-file example has no answer")
+	}
+	return strings.TrimSpace(request), strings.TrimSpace(answer)
+}
+
+// Acknowledgements of the whole-file opening's turns.
+const (
+	wholeExampleNext = "This workspace's files, as the run found them:"
+	wholeFilesAck    = "Ok. I will give each file I change whole, its path on a line of its own before its block."
+)
+
+// wholeOpening is what a whole-file coder's conversation holds between the
+// system prompt and its message (doc/design.md §6.7): the worked example
+// as a request and its answer, then the workspace's files in a user turn
+// of their own, acknowledged, so that the message itself begins with the
+// task. Without a listing (agent.brief_chars = 0) only the example.
+// aider opens its whole-file chats this way, and with it the 1.5B model
+// names every file it writes (doc/eval.md §4).
+func wholeOpening(listing string) []model.Message {
+	request, answer := wholeExample()
+	out := []model.Message{
+		{Role: model.RoleUser, Content: request},
+		{Role: model.RoleAssistant, Content: answer},
+	}
+	if listing != "" {
+		out = append(out,
+			model.Message{Role: model.RoleUser, Content: wholeExampleNext + "\n\n" + strings.TrimSpace(listing) + "\n"},
+			model.Message{Role: model.RoleAssistant, Content: wholeFilesAck})
+	}
+	return out
+}
+
+// isExampleFile reports whether a whole-file block is the worked example's
+// own file: a coder that copies the example would otherwise create it.
+func isExampleFile(w codeblock.Whole) bool {
+	_, answer := wholeExample()
+	for _, e := range codeblock.WholeFiles(answer, func(string) (string, bool) { return "", false }) {
+		if e.Path == w.Path && e.Text == w.Text {
+			return true
+		}
+	}
+	return false
 }
 
 // wholeReader returns the current text of a file a whole-file block
@@ -154,6 +213,8 @@ func wholeCalls(ctx context.Context, s *session, resp model.Response) (extractio
 			refuse = fmt.Sprintf("The block for %s is larger than %d bytes: write a smaller file, or change it with file_edit.", w.Path, maxWholeBytes)
 		case exists && prev == w.Text:
 			continue // the file as it is: no change
+		case !exists && isExampleFile(w):
+			refuse = fmt.Sprintf("%s is the example's file, from another project: give the files of this workspace that the task changes.", w.Path)
 		}
 		args, err := json.Marshal(map[string]string{"path": w.Path, "content": w.Text})
 		if err != nil {

@@ -1,12 +1,17 @@
 package agent
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"flow/internal/test/ollamatest"
 	"flow/runtime/codeblock"
 	"flow/runtime/config"
+	"flow/runtime/model"
 	"flow/runtime/report"
 )
 
@@ -29,7 +34,8 @@ func TestWholeFileFormat(t *testing.T) {
 			be := newScripted(t, say(answer), say("Nothing else."), say(verdict(true, "ok")))
 			h := newHarness(t, cfg, be)
 			rep := h.run(t, "fix a.go")
-			coderMsg := be.requests()[0].Messages[1].Content
+			msgs := be.requests()[0].Messages
+			coderMsg := msgs[len(msgs)-1].Content
 			if rep.EditFormat == nil || rep.EditFormat.Format != format || rep.EditFormat.Why != `agent.edit_format = "`+format+`"` {
 				t.Errorf("report edit_format = %+v, want %s from the configuration", rep.EditFormat, format)
 			}
@@ -42,6 +48,7 @@ func TestWholeFileFormat(t *testing.T) {
 				}
 				return
 			}
+			checkWholeOpening(t, msgs, "a.go\n```go\npackage a\n\nvar broken int\n", "fix a.go")
 			if !strings.Contains(coderMsg, "the file's path on a line of its own, then the whole file in a fenced code block") {
 				t.Errorf("the coder's instructions do not ask for whole files:\n%s", coderMsg)
 			}
@@ -170,5 +177,61 @@ func describeModel(srv *ollamatest.Server, model, size string, caps []string) {
 	}
 	if caps != nil {
 		srv.SetCapabilities(model, caps...)
+	}
+}
+
+// checkWholeOpening checks a whole-file coder's first request (doc/design.md
+// §6.7): the system prompt, the worked example as a request and an answer,
+// the files in a user turn of their own, each under its path alone (file
+// holds one such listing), acknowledged, then the message that begins with
+// the task and no longer holds the files.
+func checkWholeOpening(t *testing.T, msgs []model.Message, file, task string) {
+	t.Helper()
+	roles := make([]string, len(msgs))
+	for i, m := range msgs {
+		roles[i] = m.Role
+	}
+	want := []string{model.RoleSystem, model.RoleUser, model.RoleAssistant, model.RoleUser, model.RoleAssistant, model.RoleUser}
+	if !slices.Equal(roles, want) {
+		t.Fatalf("the whole-file coder's request has the roles %v, want %v", roles, want)
+	}
+	request, answer := wholeExample()
+	if msgs[1].Content != request || msgs[2].Content != answer || !strings.Contains(answer, "shapes.py\n```python\n") {
+		t.Errorf("the example turns are %q and %q", msgs[1].Content, msgs[2].Content)
+	}
+	files := msgs[3].Content
+	if !strings.HasPrefix(files, wholeExampleNext+"\n\nSource files") || !strings.Contains(files, "\n"+file) || strings.Contains(files, briefHeading) {
+		t.Errorf("the files turn does not list %q under its path alone:\n%s", file, files)
+	}
+	if msgs[4].Content != wholeFilesAck {
+		t.Errorf("the files are acknowledged with %q", msgs[4].Content)
+	}
+	last := msgs[5].Content
+	if !strings.HasPrefix(last, "Task:\n"+task+"\n"+roleSeparator) || strings.Contains(last, file) {
+		t.Errorf("the coder's message does not begin with the task alone, or holds the files again:\n%s", last)
+	}
+}
+
+// TestWholeExampleCopied: a block that is the worked example's own file,
+// in a workspace without it, is refused with the reason and nothing is
+// written; the coder's next answer is applied.
+func TestWholeExampleCopied(t *testing.T) {
+	_, answer := wholeExample()
+	dir := workspace(t, map[string]string{"a.go": "package a\n\nvar broken int\n"})
+	cfg := testConfig(dir, goLint())
+	cfg.Agent.Planner = config.PlannerAuto
+	cfg.Agent.EditFormat = config.EditWhole
+	be := newScripted(t, say(answer), say("a.go\n```go\npackage a\n\nvar fixed int\n```\n"), say(verdict(true, "ok")))
+	h := newHarness(t, cfg, be)
+	rep := h.run(t, "fix a.go")
+	if _, err := os.Stat(filepath.Join(dir, "shapes.py")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the example's file was written: %v", err)
+	}
+	msgs := be.requests()[1].Messages
+	if got := msgs[len(msgs)-1].Content; !strings.Contains(got, "shapes.py is the example's file, from another project") {
+		t.Errorf("the coder was not told why the example's file was refused:\n%s", got)
+	}
+	if !rep.Verified || h.read(t, "a.go") != "package a\n\nvar fixed int\n" {
+		t.Errorf("Run() = %s verified %t; want the second answer applied and verified", rep.Status, rep.Verified)
 	}
 }
