@@ -36,14 +36,29 @@ const briefHeading = " (as the run found it):"
 // on the line above its text: briefHeading, or "" for the path alone, as
 // the whole-file format's answer names a file (doc/design.md §6.7).
 func (r *run) brief(ctx context.Context, output string, first []string, heading string) (string, bool) {
-	budget := r.cfg.Agent.BriefChars
-	if budget <= 0 || r.deps.FS == nil {
+	m := r.sourceMap(ctx)
+	if m == nil {
 		return "", false
+	}
+	return r.renderBrief(m, output, first, heading)
+}
+
+// sourceMap reads the workspace's source files for a brief: nil when
+// agent.brief_chars is 0 or there are none.
+func (r *run) sourceMap(ctx context.Context) *repomap.Map {
+	if r.cfg.Agent.BriefChars <= 0 || r.deps.FS == nil {
+		return nil
 	}
 	m, err := repomap.Build(ctx, r.deps.FS)
 	if err != nil || len(m.Files) == 0 {
-		return "", false
+		return nil
 	}
+	return &m
+}
+
+// renderBrief is the brief of brief from the files of m.
+func (r *run) renderBrief(m *repomap.Map, output string, first []string, heading string) (string, bool) {
+	budget := r.cfg.Agent.BriefChars
 	var b strings.Builder
 	b.WriteString("Source files (path: top-level definitions):\n")
 	b.WriteString(m.Render(max(budget/briefMapShare, 400)))
@@ -148,13 +163,13 @@ var contextTitles = map[string]string{
 // sharedMessage returns the run's shared part, made on first use.
 func (r *run) sharedMessage(ctx context.Context) *sharedPart {
 	if r.shared == nil {
-		brief, all := r.brief(ctx, failureOutput(r.baseline), nil, briefHeading)
 		task := taskPart(r.task)
-		text := task
-		if brief != "" {
-			text += "\n" + brief
+		r.shared = &sharedPart{text: task, task: task, files: r.sourceMap(ctx)}
+		if r.shared.files != nil {
+			brief, all := r.renderBrief(r.shared.files, failureOutput(r.baseline), nil, briefHeading)
+			r.shared.text += "\n" + brief
+			r.shared.all = all
 		}
-		r.shared = &sharedPart{text: text, task: task, all: all}
 	}
 	return r.shared
 }
@@ -162,10 +177,13 @@ func (r *run) sharedMessage(ctx context.Context) *sharedPart {
 // fileListing is the brief as the whole-file coder is handed it, in a
 // message of its own: each file's path on a line of its own above its
 // text, as its answer must name a file (doc/design.md §6.7). Made on
-// first use.
+// first use, from the files the shared part read.
 func (r *run) fileListing(ctx context.Context) string {
 	if r.listing == nil {
-		brief, _ := r.brief(ctx, failureOutput(r.baseline), nil, "")
+		var brief string
+		if m := r.sharedMessage(ctx).files; m != nil {
+			brief, _ = r.renderBrief(m, failureOutput(r.baseline), nil, "")
+		}
 		r.listing = &brief
 	}
 	return *r.listing

@@ -6,6 +6,7 @@ import (
 
 	"flow/internal/text"
 	"flow/runtime/config"
+	"flow/runtime/repomap"
 	"flow/runtime/report"
 	"flow/runtime/tools"
 	"flow/runtime/verify"
@@ -54,6 +55,9 @@ type sharedPart struct {
 	task string
 	// all: the brief holds the text of every source file.
 	all bool
+	// files are the source files the brief was made of (nil: no brief),
+	// for the whole-file coder's listing (fileListing).
+	files *repomap.Map
 }
 
 // result is the run's conclusion: its status and the sentence saying why.

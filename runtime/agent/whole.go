@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"flow/bufferfs"
 	"flow/runtime/codeblock"
@@ -135,14 +136,20 @@ func wholeOpening(listing string) []model.Message {
 // isExampleFile reports whether a whole-file block is the worked example's
 // own file: a coder that copies the example would otherwise create it.
 func isExampleFile(w codeblock.Whole) bool {
-	_, answer := wholeExample()
-	for _, e := range codeblock.WholeFiles(answer, func(string) (string, bool) { return "", false }) {
+	for _, e := range exampleFiles() {
 		if e.Path == w.Path && e.Text == w.Text {
 			return true
 		}
 	}
 	return false
 }
+
+// exampleFiles are the whole-file blocks of the worked example's answer,
+// parsed once.
+var exampleFiles = sync.OnceValue(func() []codeblock.Whole {
+	_, answer := wholeExample()
+	return codeblock.WholeFiles(answer, func(string) (string, bool) { return "", false })
+})
 
 // wholeReader returns the current text of a file a whole-file block
 // names, read once per answer (exists false: no such file, or an invalid
