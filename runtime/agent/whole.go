@@ -68,8 +68,9 @@ func (r *env) describeCoderModel(ctx context.Context) coderModel {
 // decide: in four real runs a 1.5B model given the whole-file format first
 // answered that no change was needed (or copied the example) and passed
 // none, while with tool calls and answer code it passed go-stats-median in
-// 4 of 6 (doc/eval.md §4). The worked example of wholeOpening came after
-// those runs and is not measured yet, so it does not change the choice.
+// 4 of 6 (doc/eval.md §4). With the worked example of wholeOpening it
+// passed 4 of 10 against 2 of 10 for tools in one run, within the run's
+// spread and slower, so it does not change the choice (doc/design.md §6.7).
 func (r *env) resolveEditFormat(m func() coderModel) (string, string) {
 	switch f := r.cfg.Agent.EditFormat; f {
 	case config.EditTools, config.EditWhole:
