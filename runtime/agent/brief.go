@@ -56,7 +56,8 @@ func (r *run) sourceMap(ctx context.Context) *repomap.Map {
 	return &m
 }
 
-// renderBrief is the brief of brief from the files of m.
+// renderBrief writes the brief (see brief) from the files of m, which it
+// does not read again.
 func (r *run) renderBrief(m *repomap.Map, output string, first []string, heading string) (string, bool) {
 	budget := r.cfg.Agent.BriefChars
 	var b strings.Builder
