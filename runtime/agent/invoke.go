@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"maps"
+	"strings"
 
 	"flow/runtime/model"
 	"flow/runtime/progress"
@@ -65,6 +66,10 @@ func (r *run) open(ctx context.Context, s *session, roleCtx map[string]any) *end
 			}
 			roleCtx["current_files"] = cur
 		}
+	}
+	if now, _ := roleCtx[nowKey].(string); s.p.whole && strings.TrimSpace(now) != "" {
+		roleCtx = maps.Clone(roleCtx)
+		roleCtx[nowKey] = strings.TrimSpace(now) + "\n\n" + wholeReminder
 	}
 	s.now, _ = roleCtx[nowKey].(string)
 	shared := r.sharedMessage(ctx).text

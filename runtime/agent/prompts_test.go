@@ -65,33 +65,35 @@ func TestCoderPromptOnAnswerCode(t *testing.T) {
 }
 
 // TestCoderSaysWhatIsWrongFirst: in every edit format the coder is asked
-// to say what is wrong, and which lines must change to what, before it
-// changes anything (doc/design.md §6.7): the 1.5B coder that answered
-// with code at once gave the file back unchanged, word for word.
+// to say what is wrong (in the whole-file format: what the task needs
+// changed), and which lines must change to what, before it changes
+// anything (doc/design.md §6.7): the 1.5B coder that answered with code at
+// once gave the file back unchanged, word for word.
 func TestCoderSaysWhatIsWrongFirst(t *testing.T) {
 	for _, c := range []struct {
-		name string
-		p    policy
-		edit string // the instruction that makes the change
+		name  string
+		p     policy
+		first string // the instruction that asks for the sentences
+		edit  string // the instruction that makes the change
 	}{
-		{"tools", policy{role: config.RoleCoder}, "Then make the change with file_edit"},
-		{"tools, answer code", policy{role: config.RoleCoder, answerCode: true}, "Then make the change with file_edit"},
-		{"whole", policy{role: config.RoleCoder, whole: true}, "Then answer with the complete new content"},
+		{"tools", policy{role: config.RoleCoder}, diagnoseFirst, "Then make the change with file_edit"},
+		{"tools, answer code", policy{role: config.RoleCoder, answerCode: true}, diagnoseFirst, "Then make the change with file_edit"},
+		{"whole", policy{role: config.RoleCoder, whole: true}, needFirst, "Then answer with the complete new content"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ins, err := c.p.instructions()
 			if err != nil {
 				t.Fatal(err)
 			}
-			first := strings.Index(ins, diagnoseFirst)
+			first := strings.Index(ins, c.first)
 			edit := strings.Index(ins, c.edit)
 			if first < 0 || edit < 0 || first > edit {
-				t.Errorf("the coder's instructions do not ask what is wrong (%q) before the change (%q):\n%s", diagnoseFirst, c.edit, ins)
+				t.Errorf("the coder's instructions do not ask what must change (%q) before the change (%q):\n%s", c.first, c.edit, ins)
 			}
 		})
 	}
 	for _, role := range []string{config.RolePlanner, config.RoleReviewer} {
-		if ins, _ := rolePrompt(role, true); strings.Contains(ins, diagnoseFirst) {
+		if ins, _ := rolePrompt(role, true); strings.Contains(ins, diagnoseFirst) || strings.Contains(ins, needFirst) {
 			t.Errorf("the %s is asked for the coder's diagnosis", role)
 		}
 	}
@@ -238,3 +240,8 @@ func TestRecorderNewPromptChars(t *testing.T) {
 // diagnoseFirst is the start of the coder's first instruction: what is
 // wrong before any change.
 const diagnoseFirst = "Begin your answer with one or two sentences: what in the code is wrong now"
+
+// needFirst is the whole-file coder's first instruction: what the task
+// needs changed. Asked what is wrong, the 1.5B coder of a feature task
+// answered that nothing was and changed nothing (doc/design.md §6.7).
+const needFirst = "Begin your answer with one or two sentences: what the task needs changed in the code"

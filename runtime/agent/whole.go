@@ -107,6 +107,13 @@ func wholeExample() (request, answer string) {
 	return strings.TrimSpace(request), strings.TrimSpace(answer)
 }
 
+// wholeReminder ends a whole-file coder's message and its reminders,
+// after what to do now: the reply's format said again, last, as aider
+// ends its whole-file requests. Told the format only in the middle of
+// its message, the 1.5B coder wrote its files under sentences ("Here's
+// the updated `arrays.js`:") instead of their paths (doc/eval.md §4).
+const wholeReminder = "Give every file you change as its path on a line of its own, then the whole file in a fenced code block: every line of it, nothing left out."
+
 // Acknowledgements of the whole-file opening's turns.
 const (
 	wholeExampleNext = "This workspace's files, as the run found them:"

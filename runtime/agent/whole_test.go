@@ -125,7 +125,7 @@ func TestWholeFileEchoNamed(t *testing.T) {
 		t.Fatalf("Run() = %s verified=%v (%s), %d left; want verified after the reminder", rep.Status, rep.Verified, rep.Reason, be.left())
 	}
 	msgs := be.requests()[1].Messages
-	want := withEchoes(noChangeMessage(policy{whole: true}, []string{"lint"}), []codeblock.Echo{{Path: "a.go"}}) + "\n\nNow: do this task:\nfix a.go"
+	want := withEchoes(noChangeMessage(policy{whole: true}, []string{"lint"}), []codeblock.Echo{{Path: "a.go"}}) + "\n\nNow: do this task:\nfix a.go\n\n" + wholeReminder
 	if last := msgs[len(msgs)-1].Content; last != want {
 		t.Errorf("reminder = %q, want %q", last, want)
 	}
@@ -209,6 +209,9 @@ func checkWholeOpening(t *testing.T, msgs []model.Message, file, task string) {
 	last := msgs[5].Content
 	if !strings.HasPrefix(last, "Task:\n"+task+"\n"+roleSeparator) || strings.Contains(last, file) {
 		t.Errorf("the coder's message does not begin with the task alone, or holds the files again:\n%s", last)
+	}
+	if !strings.HasSuffix(last, "\nNow: do this task:\n"+task+"\n\n"+wholeReminder+"\n") {
+		t.Errorf("the coder's message does not end with the task and then the format:\n%s", last)
 	}
 }
 

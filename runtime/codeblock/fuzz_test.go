@@ -51,9 +51,17 @@ func FuzzWholeFiles(f *testing.F) {
 	f.Add("stats.go\n```go\npackage stats\n```\n")
 	f.Add("### File: **`a/b.py`**:\n```python\ndef f():\n    ...\n```\n")
 	f.Add("```go x.go\n// x.go\n```\n````\n```\n````\n")
+	f.Add("Here's the updated `a.js`:\n```js\nexport function f() {\n  return 2;\n}\n```\n")
+	// a.js exists, so that sentences naming it are read too.
+	old := func(p string) (string, bool) {
+		if p == "a.js" {
+			return "export function f() {\n  return 1;\n}\n", true
+		}
+		return "", false
+	}
 	f.Fuzz(func(t *testing.T, answer string) {
 		seen := map[string]bool{}
-		for _, w := range WholeFiles(answer, func(string) (string, bool) { return "", false }) {
+		for _, w := range WholeFiles(answer, old) {
 			if w.Path == "" || strings.HasPrefix(w.Path, "/") || strings.Contains(w.Path, "..") || seen[w.Path] {
 				t.Fatalf("path %q (seen %t)", w.Path, seen[w.Path])
 			}

@@ -19,7 +19,11 @@ type Whole struct {
 // WholeFiles returns the fenced blocks of answer that are named by a
 // path: the last non-blank line before the fence (as `stats.go`,
 // **stats.go**, `### File: stats.go` or "stats.go:"), or the fence's info
-// string (```go stats.go, ```stats.go). A block's first line is dropped
+// string (```go stats.go, ```stats.go). A sentence ending in a colon that
+// names one existing file ("Here's the updated `arrays.js`:") names its
+// block only when the block keeps that file's top-level lines (keepsFile):
+// a sentence over a fence of one changed function would otherwise replace
+// the file with the function. A block's first line is dropped
 // when it only names the block's own path in a comment ("// stats.go")
 // and the file as it is (old, which may return "", false for a new file)
 // does not start with it. A path named twice keeps its last block; an
@@ -33,7 +37,10 @@ func WholeFiles(answer string, old func(path string) (string, bool)) []Whole {
 			p = namedPath(b.info)
 		}
 		if p == "" {
-			continue
+			p = sentencePath(b.hint, old)
+			if prev, _ := old(p); p == "" || !keepsFile(prev, b.body) {
+				continue
+			}
 		}
 		text := b.body
 		if first, rest, ok := strings.Cut(text, "\n"); ok && commentNames(first, p) {
@@ -139,6 +146,57 @@ func namedPath(s string) string {
 		return ""
 	}
 	return cand
+}
+
+// sentencePath returns the file a sentence over a fence names: the hint
+// ends in a colon and, of its words, exactly one is the path of a file
+// that exists (old); "" otherwise.
+func sentencePath(hint string, old func(path string) (string, bool)) string {
+	t := strings.TrimRight(strings.TrimSpace(hint), "*")
+	if !strings.HasSuffix(t, ":") {
+		return ""
+	}
+	found := ""
+	for _, w := range strings.Fields(strings.TrimSuffix(t, ":")) {
+		w = strings.TrimRight(strings.Trim(w, "`*\"'()[]"), ".,;")
+		p := namedPath(w)
+		if p == "" || p == found {
+			continue
+		}
+		if _, exists := old(p); !exists {
+			continue
+		}
+		if found != "" {
+			return "" // two files: which one the block is cannot be told
+		}
+		found = p
+	}
+	return found
+}
+
+// keepsFile reports whether text, given as the whole of a file that now
+// holds old, keeps old's top-level lines: each line of old that starts at
+// the margin, other than imports and lines of only closing brackets, is
+// one of text's lines. A whole file changed for a task keeps the
+// definitions it does not touch, and their first lines with them.
+func keepsFile(old, text string) bool {
+	has := map[string]bool{}
+	for _, line := range strings.Split(text, "\n") {
+		has[strings.TrimRight(line, " \t\r")] = true
+	}
+	for _, line := range strings.Split(old, "\n") {
+		line = strings.TrimRight(line, " \t\r")
+		switch {
+		case line == "", line[0] == ' ' || line[0] == '\t',
+			strings.Trim(line, ")]};,") == "",
+			strings.HasPrefix(line, "import ") || strings.HasPrefix(line, "import(") || strings.HasPrefix(line, "from ") || strings.HasPrefix(line, "package "):
+			continue
+		}
+		if !has[line] {
+			return false
+		}
+	}
+	return true
 }
 
 // commentNames reports whether line is a comment that only names p.

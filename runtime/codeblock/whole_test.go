@@ -1,6 +1,7 @@
 package codeblock
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,7 +12,12 @@ func TestWholeFiles(t *testing.T) {
 		"stats.go":       "package stats\n\nfunc Median() {}\n",
 		"pkg/util.py":    "def f():\n    ...\n",
 		"named/first.go": "// named/first.go\npackage named\n",
+		"arrays.js":      "/**\n * unique drops repeats.\n */\nexport function unique(a) {\n  return [...new Set(a)];\n}\n",
+		"arrays.test.js": "import { test } from \"node:test\";\nimport { unique } from \"./arrays.js\";\n\ntest(\"unique\", () => {\n  unique([]);\n});\n",
 	}
+	arraysJS := "/**\n * unique drops repeats.\n */\nexport function unique(a) {\n  return [...new Set(a)];\n}\n\nexport function chunk(a, n) {\n  return [a];\n}\n"
+	arraysTest := "import { test } from \"node:test\";\nimport { unique, chunk } from \"./arrays.js\";\n\ntest(\"unique\", () => {\n  unique([]);\n});\n\ntest(\"chunk\", () => {\n  chunk([], 1);\n});\n"
+	onlyChunk := "```js\nexport function chunk(a, n) {\n  return [a];\n}\n```\n"
 	old := func(p string) (string, bool) {
 		s, ok := existing[p]
 		return s, ok
@@ -45,6 +51,17 @@ func TestWholeFiles(t *testing.T) {
 		{"a comment the file already has stays", "named/first.go\n```go\n// named/first.go\npackage named\n```\n",
 			[]Whole{{Path: "named/first.go", Text: "// named/first.go\npackage named\n"}}},
 		{"a sentence is no name", "Change the function in stats.go like this:\n" + fenceGo, nil},
+		// The 1.5B model's whole-file answers (doc/eval.md §4): each file
+		// under a sentence that names it, the file kept but for the change.
+		{"a sentence naming a file whose block keeps it", "The code needs chunk.\n\nHere's the corrected version of `arrays.js`:\n\n```js\n" + arraysJS + "```\n\nAnd here's the updated `arrays.test.js`:\n\n```js\n" + arraysTest + "```\n",
+			[]Whole{{Path: "arrays.js", Text: arraysJS}, {Path: "arrays.test.js", Text: arraysTest}}},
+		{"a sentence without backticks", "The new content of arrays.test.js:\n```js\n" + arraysTest + "```\n",
+			[]Whole{{Path: "arrays.test.js", Text: arraysTest}}},
+		{"a sentence over one function is no whole file", "Add this to `arrays.js`:\n" + onlyChunk, nil},
+		{"a sentence over a changed first line is no whole file", "Here's the updated `arrays.test.js`:\n```js\n" + strings.Replace(arraysTest, `test("unique"`, `test("unique keeps order"`, 1) + "```\n", nil},
+		{"a sentence naming a file that does not exist", "Here's the new file `chunk.js`:\n" + onlyChunk, nil},
+		{"a sentence naming two files", "Here's `arrays.js`, as `arrays.test.js` imports it:\n```js\n" + arraysJS + "```\n", nil},
+		{"a sentence without a colon", "I changed `arrays.js`.\n```js\n" + arraysJS + "```\n", nil},
 		{"a word is no name", "Output\n```\nok\n```\n", nil},
 		{"no escape from the workspace", "../secret.go\n" + fenceGo, nil},
 		{"an unclosed block is cut", "stats.go\n```go\npackage stats\n", nil},
