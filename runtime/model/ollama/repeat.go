@@ -8,12 +8,18 @@ import "flow/runtime/model"
 // content as it streams and end the reply once its tail is one piece of text
 // repeated, keeping the text before the loop and one copy of the piece.
 const (
-	// loopMaxPeriod is the longest repeated piece looked for, in bytes.
-	loopMaxPeriod = 1024
+	// loopMaxPeriod is the longest repeated piece looked for, in bytes: a
+	// whole-file coder's loop repeats a file and the text around it (1,044
+	// bytes in one evaluation run, 14 times in ten minutes).
+	loopMaxPeriod = 4096
 	// loopMinSpan is the shortest repeated tail that ends a reply, in bytes.
 	loopMinSpan = 1024
-	// loopMinRepeats is how many copies of the piece the tail must hold.
-	loopMinRepeats = 4
+	// loopMinRepeats is how many copies of the piece the tail must hold, and
+	// loopLongRepeats how many of a piece longer than loopLongPeriod: three
+	// copies of over a kilobyte each are no answer's own text.
+	loopMinRepeats  = 4
+	loopLongPeriod  = 1024
+	loopLongRepeats = 3
 	// loopCheckEvery is how many new bytes of content pass between checks.
 	loopCheckEvery = 64
 )
@@ -33,15 +39,23 @@ func (g *loopGuard) looping(content string) (keep int, ok bool) {
 	return repeatedTail(content)
 }
 
-// repeatedTail reports whether s ends in at least loopMinRepeats copies of
-// one piece of at most loopMaxPeriod bytes that together span at least
-// loopMinSpan bytes. keep is the length of s up to the end of the first copy
-// of the repetition.
+// repeatedTail reports whether s ends in at least loopMinRepeats copies
+// (loopLongRepeats of a piece over loopLongPeriod bytes) of one piece of at
+// most loopMaxPeriod bytes that together span at least loopMinSpan bytes.
+// keep is the length of s up to the end of the first copy of the
+// repetition.
 func repeatedTail(s string) (keep int, ok bool) {
 	n := len(s)
 	for p := 1; p <= loopMaxPeriod; p++ {
-		span := max(loopMinRepeats*p, loopMinSpan)
+		repeats := loopMinRepeats
+		if p > loopLongPeriod {
+			repeats = loopLongRepeats
+		}
+		span := max(repeats*p, loopMinSpan)
 		if span > n {
+			if p <= loopLongPeriod {
+				continue // fewer copies of a longer piece may fit
+			}
 			break // span only grows with p
 		}
 		if s[n-span+p:] != s[n-span:n-p] {

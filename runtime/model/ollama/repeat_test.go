@@ -16,6 +16,18 @@ const loopUnit = "I also changed the `cartTotal` function in `cart.js` to pass t
 	"```json\n{\n  \"name\": \"file_edit\",\n  \"arguments\": {\n    \"path\": \"src/cart.js\",\n" +
 	"    \"old_string\": \"formatPrice(cents)\",\n    \"new_string\": \"formatPrice(cents, currency)\"\n  }\n}\n```\n\n"
 
+// wholeEcho is the 1,044-byte piece a whole-file coder repeated in a
+// repair cycle of an evaluation run (js-chunk, 2026-12-07): the changed
+// file as its message showed it and the message's next line, 14 times
+// until the run's time ran out.
+var wholeEcho = func() string {
+	b, err := os.ReadFile("testdata/loop-whole-echo.txt")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
+
 // piece400 is 400 bytes that hold no repetition themselves.
 var piece400 = func() string {
 	var b strings.Builder
@@ -47,6 +59,12 @@ func TestRepeatedTail(t *testing.T) {
 		{"a short repetition is not a loop", "a" + strings.Repeat("}\n", 100) + "done", -1},
 		{"a repeated tail shorter than the span", strings.Repeat("ab", 400), -1},
 		{"a piece longer than the longest looked for", strings.Repeat(strings.Repeat("y", loopMaxPeriod)+"z", 4), -1},
+		// The prefix and the piece both end in "e.\n\n": the first copy is taken
+		// to start four bytes earlier.
+		{"the recorded whole-file loop, three copies", prefix + strings.Repeat(wholeEcho, 3), len(prefix) + len(wholeEcho) - 4},
+		{"the recorded whole-file loop, cut mid-piece", prefix + strings.Repeat(wholeEcho, 3) + wholeEcho[:300], len(prefix) + len(wholeEcho) - 4},
+		{"two copies of a long piece are not", prefix + strings.Repeat(wholeEcho, 2), -1},
+		{"three copies of a kilobyte are not", "start " + strings.Repeat(strings.Repeat(piece400, 3)[:1023]+"!", 3), -1},
 		{"empty", "", -1},
 	}
 	for _, tc := range tests {
