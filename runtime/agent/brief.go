@@ -257,9 +257,11 @@ func renderUserMessage(shared string, roleCtx map[string]any, instructions strin
 			b.WriteString("\n")
 		}
 	}
-	b.WriteString("\n")
-	b.WriteString(strings.TrimSpace(instructions))
-	b.WriteString("\n")
+	if instructions != "" {
+		b.WriteString("\n")
+		b.WriteString(strings.TrimSpace(instructions))
+		b.WriteString("\n")
+	}
 	if now, _ := roleCtx[nowKey].(string); strings.TrimSpace(now) != "" {
 		b.WriteString("\nNow: " + strings.TrimSpace(now) + "\n")
 	}

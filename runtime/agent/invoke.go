@@ -50,9 +50,10 @@ func (r *run) skipRole(name, why string) outcome {
 // open starts a role's conversation: the shared system prompt and one
 // user message — the run's shared part (the task, the brief), then the
 // role's context and its instructions (doc/design.md §6.5). A whole-file
-// coder's conversation opens with a worked example and the files in turns
-// of their own before that message, which then holds the task without the
-// brief (§6.7).
+// coder's instructions follow the shared prompt in the system message, and
+// its conversation opens with a worked example and the files in turns of
+// their own before that message, which then holds the task without the
+// brief and ends with the format (§6.7).
 func (r *run) open(ctx context.Context, s *session, roleCtx map[string]any) *end {
 	instructions, err := s.p.instructions()
 	if err != nil {
@@ -81,11 +82,19 @@ func (r *run) open(ctx context.Context, s *session, roleCtx map[string]any) *end
 			shared = r.sharedMessage(ctx).task
 		}
 	}
-	user, err := renderUserMessage(shared, roleCtx, instructions)
+	inMessage := instructions
+	if s.p.whole {
+		inMessage = "" // in the system message, after the shared prompt
+	}
+	user, err := renderUserMessage(shared, roleCtx, inMessage)
 	if err != nil {
 		return &end{cause: causeSetup, detail: "encode role context: " + err.Error()}
 	}
-	s.conv.push(model.Message{Role: model.RoleSystem, Content: systemPrompt()})
+	system := systemPrompt()
+	if s.p.whole {
+		system += "\n" + strings.TrimSpace(instructions) + "\n"
+	}
+	s.conv.push(model.Message{Role: model.RoleSystem, Content: system})
 	for _, m := range opening {
 		s.conv.push(m)
 	}

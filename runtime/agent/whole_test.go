@@ -49,8 +49,13 @@ func TestWholeFileFormat(t *testing.T) {
 				return
 			}
 			checkWholeOpening(t, msgs, "a.go\n```go\npackage a\n\nvar broken int\n", "fix a.go")
-			if !strings.Contains(coderMsg, "the file's path on a line of its own, then the whole file in a fenced code block") {
-				t.Errorf("the coder's instructions do not ask for whole files:\n%s", coderMsg)
+			ins, _ := policy{role: config.RoleCoder, whole: true}.instructions()
+			if sys := msgs[0].Content; sys != systemPrompt()+"\n"+strings.TrimSpace(ins)+"\n" ||
+				!strings.Contains(sys, "the file's path on a line of its own, then the whole file in a fenced code block") {
+				t.Errorf("the system message is not the shared prompt and then the whole-file instructions:\n%s", sys)
+			}
+			if strings.Contains(coderMsg, "How to work:") {
+				t.Errorf("the coder's message holds the instructions again:\n%s", coderMsg)
 			}
 			if got := h.read(t, "a.go"); got != fixed {
 				t.Errorf("a.go = %q, want the answer's block", got)
