@@ -184,12 +184,17 @@ type reviewRouter struct {
 
 func (r *reviewRouter) Chat(ctx context.Context, req model.Request) (model.Response, error) {
 	role := ""
-	// The role's message is the last user message that names it: a
-	// whole-file coder's conversation opens with an example and the files
-	// in user turns of their own (doc/design.md §6.7).
+	// The role is named by the last message that names it: a user message
+	// ("Your role now: the reviewer."), or a whole-file coder's system
+	// message, which holds its instructions ("Your role in this
+	// conversation: the coder."), before the example and the files in user
+	// turns of their own (doc/design.md §6.7).
 	for _, m := range req.Messages {
-		if m.Role == model.RoleUser {
-			if _, after, ok := strings.Cut(m.Content, "Your role now: the "); ok {
+		if m.Role != model.RoleUser && m.Role != model.RoleSystem {
+			continue
+		}
+		for _, mark := range []string{"Your role now: the ", "Your role in this conversation: the "} {
+			if _, after, ok := strings.Cut(m.Content, mark); ok {
 				role, _, _ = strings.Cut(after, ".")
 			}
 		}
