@@ -191,7 +191,7 @@ func measureReviewer(ctx context.Context, e *env, rt *workspaceRuntime, rep *doc
 	rep.Reviewer = &doctorReviewer{ReviewerStanding: st, Results: results}
 	if rt.measures.Path == "" {
 		rep.Warnings = append(rep.Warnings, "The measurement is not kept: flow has no state directory (set XDG_STATE_HOME).")
-	} else if err := rt.measures.Save(measure.Record{BaseURL: srv.BaseURL, Model: model, Prompt: st.Prompt, Server: name, Measured: m, Results: results}); err != nil {
+	} else if err := rt.measures.Save(measure.Record{BaseURL: srv.BaseURL, Model: model, Prompt: st.Prompt, Temperature: &srv.Temperature, Server: name, Measured: m, Results: results}); err != nil {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("The measurement is not kept: %v.", err))
 	}
 	if !m.Discriminates {

@@ -3,12 +3,15 @@ package measure
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"flow/internal/test/ollamatest"
+	"flow/runtime/agent"
 	"flow/runtime/config"
 	"flow/runtime/model/ollama"
 	"flow/runtime/report"
@@ -130,11 +133,12 @@ func TestStoreStanding(t *testing.T) {
 		t.Fatalf("standing before a measurement: %+v", st)
 	}
 	m := Summarize([]Result{{Label: LabelWrong, Judged: true, Verdict: VerdictApproved}, {Label: LabelCorrect, Judged: true, Verdict: VerdictApproved}}, cfg.Ollama.BaseURL, time.Unix(0, 0))
-	if err := s.Save(Record{BaseURL: cfg.Ollama.BaseURL, Model: "m:1b", Prompt: st.Prompt, Measured: m}); err != nil {
+	zero := 0.0
+	if err := s.Save(Record{BaseURL: cfg.Ollama.BaseURL, Model: "m:1b", Prompt: st.Prompt, Temperature: &zero, Measured: m}); err != nil {
 		t.Fatal(err)
 	}
-	// A second save of the same three replaces the first.
-	if err := s.Save(Record{BaseURL: cfg.Ollama.BaseURL, Model: "m:1b", Prompt: st.Prompt, Measured: m}); err != nil {
+	// A second save of the same four replaces the first.
+	if err := s.Save(Record{BaseURL: cfg.Ollama.BaseURL, Model: "m:1b", Prompt: st.Prompt, Temperature: &zero, Measured: m}); err != nil {
 		t.Fatal(err)
 	}
 	if recs, _ := s.Load(); len(recs) != 1 {
@@ -153,5 +157,49 @@ func TestStoreStanding(t *testing.T) {
 	cfg.Ollama.BaseURL = "http://127.0.0.1:9"
 	if st := s.Standing(&cfg); st.Measured != nil {
 		t.Errorf("another server has %+v", st.Measured)
+	}
+}
+
+// TestStoreStandingTemperature: a measurement taken at one sampling
+// temperature does not stand for another, nor does one kept before the
+// temperature was recorded; the note names both temperatures.
+func TestStoreStandingTemperature(t *testing.T) {
+	dir := t.TempDir()
+	cfg := config.Default()
+	cfg.Ollama.Model = "m:1b"
+	prompt := agent.ReviewerPromptVersion()
+	m := Summarize([]Result{{Label: LabelWrong, Judged: true, Verdict: VerdictRejected}, {Label: LabelCorrect, Judged: true, Verdict: VerdictApproved}}, cfg.Ollama.BaseURL, time.Unix(0, 0))
+	hot := 0.2
+	s := Store{Path: filepath.Join(dir, "a", StoreFile)}
+	if err := s.Save(Record{BaseURL: cfg.Ollama.BaseURL, Model: "m:1b", Prompt: prompt, Temperature: &hot, Measured: m}); err != nil {
+		t.Fatal(err)
+	}
+	st := s.Standing(&cfg)
+	if st.Measured != nil || !strings.Contains(st.Note, "not measured at temperature 0") || !strings.Contains(st.Note, "measured at 0.2") {
+		t.Errorf("a measurement at 0.2, configured 0: %+v", st)
+	}
+	cfg.Ollama.Temperature = 0.2
+	if st := s.Standing(&cfg); st.Measured == nil || st.Note != m.Sentence {
+		t.Errorf("a measurement at 0.2, configured 0.2: %+v", st)
+	}
+	// A second temperature is kept beside the first, not over it.
+	zero := 0.0
+	if err := s.Save(Record{BaseURL: cfg.Ollama.BaseURL, Model: "m:1b", Prompt: prompt, Temperature: &zero, Measured: m}); err != nil {
+		t.Fatal(err)
+	}
+	if recs, _ := s.Load(); len(recs) != 2 {
+		t.Errorf("%d records after measuring at 0.2 and 0, want 2", len(recs))
+	}
+	// A file written before the temperature was recorded.
+	old := Store{Path: filepath.Join(dir, "b", StoreFile)}
+	data := fmt.Sprintf(`[{"base_url": %q, "model": "m:1b", "prompt": %q, "server": "ollama", "measured": {"sentence": "x"}}]`, cfg.Ollama.BaseURL, prompt)
+	if err := os.MkdirAll(filepath.Dir(old.Path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(old.Path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if st := old.Standing(&cfg); st.Measured != nil || !strings.Contains(st.Note, "did not record") {
+		t.Errorf("a record without a temperature: %+v", st)
 	}
 }

@@ -26,12 +26,16 @@ type Store struct {
 
 // Record is one kept measurement.
 type Record struct {
-	BaseURL  string                  `json:"base_url"`
-	Model    string                  `json:"model"`
-	Prompt   string                  `json:"prompt"`
-	Server   string                  `json:"server"` // the table's name when it was measured
-	Measured report.ReviewerMeasured `json:"measured"`
-	Results  []Result                `json:"results"`
+	BaseURL string `json:"base_url"`
+	Model   string `json:"model"`
+	Prompt  string `json:"prompt"`
+	// Temperature is the reviewer's sampling temperature then; nil in a
+	// record kept before it was recorded, which matches no configuration
+	// (the default changed from 0.2 to 0, doc/design.md §6.6).
+	Temperature *float64                `json:"temperature"`
+	Server      string                  `json:"server"` // the table's name when it was measured
+	Measured    report.ReviewerMeasured `json:"measured"`
+	Results     []Result                `json:"results"`
 }
 
 // Load returns the kept records; a missing file is none.
@@ -50,15 +54,15 @@ func (s Store) Load() ([]Record, error) {
 	return out, nil
 }
 
-// Save keeps rec in place of the record of the same server URL, model
-// and prompt, writing the file whole (a temporary file renamed over it).
+// Save keeps rec in place of the record of the same server URL, model,
+// prompt and temperature, writing the file whole (a temporary file renamed over it).
 func (s Store) Save(rec Record) error {
 	recs, err := s.Load()
 	if err != nil {
 		recs = nil // an unreadable file is replaced
 	}
 	recs = slices.DeleteFunc(recs, func(r Record) bool {
-		return r.BaseURL == rec.BaseURL && r.Model == rec.Model && r.Prompt == rec.Prompt
+		return r.BaseURL == rec.BaseURL && r.Model == rec.Model && r.Prompt == rec.Prompt && sameTemperature(r.Temperature, rec.Temperature)
 	})
 	recs = append(recs, rec)
 	data, err := json.MarshalIndent(recs, "", "  ")
@@ -88,9 +92,10 @@ func (s Store) Save(rec Record) error {
 	return os.Rename(f.Name(), s.Path)
 }
 
-// Standing is what the store knows of cfg's reviewer: its server, model
-// and this binary's reviewer prompt, with the kept measurement of the
-// three or "not measured".
+// Standing is what the store knows of cfg's reviewer: its server, model,
+// sampling temperature and this binary's reviewer prompt, with the kept
+// measurement of the four or "not measured". A measurement at another
+// temperature says nothing certain of this one: the note says so.
 func (s Store) Standing(cfg *config.Config) report.ReviewerStanding {
 	name, srv, _ := cfg.ServerFor(config.RoleReviewer)
 	st := report.ReviewerStanding{Server: name, Model: cfg.ModelFor(config.RoleReviewer), Prompt: agent.ReviewerPromptVersion()}
@@ -99,14 +104,31 @@ func (s Store) Standing(cfg *config.Config) report.ReviewerStanding {
 		st.Note = "The reviewer's measurement cannot be read: " + err.Error()
 		return st
 	}
-	for _, r := range recs {
-		if r.BaseURL == srv.BaseURL && r.Model == st.Model && r.Prompt == st.Prompt {
-			m := r.Measured
-			st.Measured = &m
-			st.Note = m.Sentence
-			return st
-		}
-	}
 	st.Note = "The reviewer is not measured: flow doctor --reviewer measures whether it tells right from wrong."
+	for _, r := range recs {
+		if r.BaseURL != srv.BaseURL || r.Model != st.Model || r.Prompt != st.Prompt {
+			continue
+		}
+		if !sameTemperature(r.Temperature, &srv.Temperature) {
+			st.Note = fmt.Sprintf("The reviewer is not measured at temperature %g: it was measured at %s; flow doctor --reviewer measures it again.", srv.Temperature, temperatureText(r.Temperature))
+			continue
+		}
+		m := r.Measured
+		st.Measured = &m
+		st.Note = m.Sentence
+		return st
+	}
 	return st
+}
+
+// sameTemperature reports whether two recorded temperatures are known and
+// equal.
+func sameTemperature(a, b *float64) bool { return a != nil && b != nil && *a == *b }
+
+// temperatureText prints a recorded temperature.
+func temperatureText(t *float64) string {
+	if t == nil {
+		return "a temperature it did not record"
+	}
+	return fmt.Sprintf("%g", *t)
 }
