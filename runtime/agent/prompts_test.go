@@ -245,20 +245,3 @@ const diagnoseFirst = "Begin your answer with one or two sentences: what in the 
 // needs changed. Asked what is wrong, the 1.5B coder of a feature task
 // answered that nothing was and changed nothing (doc/design.md §6.7).
 const needFirst = "Begin your answer with one or two sentences: what the task needs changed in the code"
-
-// testsTheTask is the whole-file coder's rule for the tests it writes:
-// the task's errors too, not the working case alone. Without it the 1.5B
-// coder of js-chunk tested chunk([1, 2, 3, 4, 5], 2) only, left
-// chunk(a, 1.5) accepted, and the run was verified by that test
-// (doc/design.md §6.7, doc/eval.md §4).
-const testsTheTask = "A test you write checks what the task says: each example it gives, and each error it names"
-
-func TestWholeCoderTestsTheTasksErrors(t *testing.T) {
-	ins, err := policy{role: config.RoleCoder, whole: true}.instructions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(ins, testsTheTask) {
-		t.Errorf("the whole-file coder is not told to test the task's errors (%q):\n%s", testsTheTask, ins)
-	}
-}

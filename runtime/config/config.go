@@ -197,7 +197,7 @@ func Default() Config {
 			BaseURL:       "http://127.0.0.1:11434",
 			Model:         "qwen2.5-coder:7b",
 			API:           APINative,
-			Temperature:   0,
+			Temperature:   0.2,
 			ContextLength: 16384,
 			Timeout:       120,
 		},

@@ -383,7 +383,6 @@ env = ["PATH", "HOME"]
 		t.Fatalf("parse(spec example) = %v", err)
 	}
 	want := Default()
-	want.Ollama.Temperature = 0.2 // the example's, not the default (doc/design.md §6.6)
 	want.Checks = []Check{{Name: "tests", Cmd: []string{"go", "test", "./..."}, Timeout: 60000, Required: true,
 		Kind: KindTest, Filetypes: []string{"go"}, Env: []string{"PATH", "HOME"}}}
 	if diff := cmp.Diff(want, p.cfg); diff != "" {

@@ -133,12 +133,12 @@ func TestStoreStanding(t *testing.T) {
 		t.Fatalf("standing before a measurement: %+v", st)
 	}
 	m := Summarize([]Result{{Label: LabelWrong, Judged: true, Verdict: VerdictApproved}, {Label: LabelCorrect, Judged: true, Verdict: VerdictApproved}}, cfg.Ollama.BaseURL, time.Unix(0, 0))
-	zero := 0.0
-	if err := s.Save(Record{BaseURL: cfg.Ollama.BaseURL, Model: "m:1b", Prompt: st.Prompt, Temperature: &zero, Measured: m}); err != nil {
+	temp := cfg.Ollama.Temperature
+	if err := s.Save(Record{BaseURL: cfg.Ollama.BaseURL, Model: "m:1b", Prompt: st.Prompt, Temperature: &temp, Measured: m}); err != nil {
 		t.Fatal(err)
 	}
 	// A second save of the same four replaces the first.
-	if err := s.Save(Record{BaseURL: cfg.Ollama.BaseURL, Model: "m:1b", Prompt: st.Prompt, Temperature: &zero, Measured: m}); err != nil {
+	if err := s.Save(Record{BaseURL: cfg.Ollama.BaseURL, Model: "m:1b", Prompt: st.Prompt, Temperature: &temp, Measured: m}); err != nil {
 		t.Fatal(err)
 	}
 	if recs, _ := s.Load(); len(recs) != 1 {
@@ -167,6 +167,7 @@ func TestStoreStandingTemperature(t *testing.T) {
 	dir := t.TempDir()
 	cfg := config.Default()
 	cfg.Ollama.Model = "m:1b"
+	cfg.Ollama.Temperature = 0
 	prompt := agent.ReviewerPromptVersion()
 	m := Summarize([]Result{{Label: LabelWrong, Judged: true, Verdict: VerdictRejected}, {Label: LabelCorrect, Judged: true, Verdict: VerdictApproved}}, cfg.Ollama.BaseURL, time.Unix(0, 0))
 	hot := 0.2

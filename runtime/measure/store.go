@@ -31,7 +31,7 @@ type Record struct {
 	Prompt  string `json:"prompt"`
 	// Temperature is the reviewer's sampling temperature then; nil in a
 	// record kept before it was recorded, which matches no configuration
-	// (the default changed from 0.2 to 0, doc/design.md §6.6).
+	// (doc/design.md §8.10).
 	Temperature *float64                `json:"temperature"`
 	Server      string                  `json:"server"` // the table's name when it was measured
 	Measured    report.ReviewerMeasured `json:"measured"`
