@@ -203,4 +203,14 @@ func TestStoreStandingTemperature(t *testing.T) {
 	if st := old.Standing(&cfg); st.Measured != nil || !strings.Contains(st.Note, "did not record") {
 		t.Errorf("a record without a temperature: %+v", st)
 	}
+	// Measured again, the new record takes its place.
+	if err := old.Save(Record{BaseURL: cfg.Ollama.BaseURL, Model: "m:1b", Prompt: prompt, Temperature: &hot, Measured: m}); err != nil {
+		t.Fatal(err)
+	}
+	if recs, _ := old.Load(); len(recs) != 1 || recs[0].Temperature == nil {
+		t.Errorf("after measuring again: %+v, want the one record at 0.2", recs)
+	}
+	if st := old.Standing(&cfg); st.Measured == nil {
+		t.Errorf("measured again at 0.2, configured 0.2: %+v", st)
+	}
 }

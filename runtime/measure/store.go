@@ -55,14 +55,17 @@ func (s Store) Load() ([]Record, error) {
 }
 
 // Save keeps rec in place of the record of the same server URL, model,
-// prompt and temperature, writing the file whole (a temporary file renamed over it).
+// prompt and temperature, and of one of the same three that did not
+// record its temperature (it matches nothing any more), writing the file
+// whole (a temporary file renamed over it).
 func (s Store) Save(rec Record) error {
 	recs, err := s.Load()
 	if err != nil {
 		recs = nil // an unreadable file is replaced
 	}
 	recs = slices.DeleteFunc(recs, func(r Record) bool {
-		return r.BaseURL == rec.BaseURL && r.Model == rec.Model && r.Prompt == rec.Prompt && sameTemperature(r.Temperature, rec.Temperature)
+		return r.BaseURL == rec.BaseURL && r.Model == rec.Model && r.Prompt == rec.Prompt &&
+			(r.Temperature == nil || sameTemperature(r.Temperature, rec.Temperature))
 	})
 	recs = append(recs, rec)
 	data, err := json.MarshalIndent(recs, "", "  ")
