@@ -31,6 +31,10 @@ type session struct {
 	// turns, toolErrors and summary are the role's figures for the report.
 	turns, toolErrors int
 	summary           string
+	// leftOutTold are the files whose whole-file block this invocation
+	// refused once for what it left out (whole.go): a second such block
+	// is written, and the checks and the guard judge it.
+	leftOutTold map[string]bool
 }
 
 // callResult is what became of one call of a turn.

@@ -12,7 +12,9 @@ import (
 	"flow/bufferfs"
 	"flow/runtime/codeblock"
 	"flow/runtime/config"
+	"flow/runtime/lang"
 	"flow/runtime/model"
+	"flow/runtime/verify/weakening"
 )
 
 // The whole-file edit format (doc/design.md §6.7): the coder's answer holds
@@ -209,7 +211,9 @@ func (r *env) wholeEchoes(ctx context.Context, content string) []codeblock.Echo 
 // same tool as the model's own calls (so confinement, unsaved buffers,
 // freshness and the journal treat it alike). A block for a file over
 // maxWholeBytes, or one that leaves code out ("// ... rest unchanged"), is
-// refused with the reason; a block equal to the file is no change.
+// refused with the reason; so is, once per file and invocation, a block
+// that leaves out definitions or tests the file has (leftOut). A block
+// equal to the file is no change.
 func wholeCalls(ctx context.Context, s *session, resp model.Response) (extraction, bool) {
 	content := resp.Message.Content
 	if !strings.Contains(content, "```") || s.r.deps.FS == nil {
@@ -230,6 +234,14 @@ func wholeCalls(ctx context.Context, s *session, resp model.Response) (extractio
 			refuse = fmt.Sprintf("The block for %s is larger than %d bytes: write a smaller file, or change it with file_edit.", w.Path, maxWholeBytes)
 		case exists && prev == w.Text:
 			continue // the file as it is: no change
+		case exists && !s.leftOutTold[w.Path]:
+			if missing := s.leftOut(w.Path, prev, w.Text); missing != "" {
+				if s.leftOutTold == nil {
+					s.leftOutTold = map[string]bool{}
+				}
+				s.leftOutTold[w.Path] = true
+				refuse = fmt.Sprintf("The block for %s leaves out %s, which the file has now, and the host writes the block as the whole file: that would delete it. Give %s whole again, with everything it has now and your change (to delete something on purpose, use file_edit).", w.Path, missing, w.Path)
+			}
 		case !exists && isExampleFile(w):
 			refuse = fmt.Sprintf("%s is the example's file, from another project: give the files of this workspace that the task changes.", w.Path)
 		}
@@ -248,4 +260,60 @@ func wholeCalls(ctx context.Context, s *session, resp model.Response) (extractio
 		ex.calls = append(ex.calls, model.ToolCall{Name: "file_write", Arguments: string(args)})
 	}
 	return ex, len(ex.calls) > 0
+}
+
+// leftOut names, as a phrase ("unique and the test \"sums\""), what a
+// block given whole for existing file p leaves out that the task does not
+// name: the file's top-level definitions (codeblock.LeftOut) and, in a
+// test file, its tests as the guard counts them (§8.6); "" when nothing.
+// Written, such a block deletes them: in the evaluation the 1.5B coder
+// gave arrays.js with its new function alone and arrays.test.js with its
+// new tests alone, the checks passed, and the guard then found the old
+// test removed (doc/design.md §6.7). Told what it left out, the coder
+// can give the file again before anything is written; a task that names
+// a definition may delete it.
+func (s *session) leftOut(p, prev, text string) string {
+	var names []string
+	for _, n := range codeblock.LeftOut(lang.Of(p), prev, text) {
+		if !namesWord(s.r.task, n[strings.LastIndexByte(n, '.')+1:]) {
+			names = append(names, n)
+		}
+	}
+	findings := classifier(s.r.cfg).Detect(weakening.Change{Path: p, Before: []byte(prev), After: []byte(text), Existed: true, Exists: true})
+	for _, f := range findings {
+		if f.What != weakening.WhatTestRemoved || slices.Contains(names, f.Name) {
+			continue
+		}
+		if t := strings.Trim(f.Name, "\"'`"); t != "" && strings.Contains(s.r.task, t) {
+			continue
+		}
+		names = append(names, "the test "+f.Name)
+	}
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// namesWord reports whether text holds name as a word of its own.
+func namesWord(text, name string) bool {
+	for i := 0; name != ""; {
+		j := strings.Index(text[i:], name)
+		if j < 0 {
+			return false
+		}
+		at, end := i+j, i+j+len(name)
+		if (at == 0 || !isWordByte(text[at-1])) && (end == len(text) || !isWordByte(text[end])) {
+			return true
+		}
+		i = at + 1
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

@@ -243,3 +243,99 @@ func TestWholeExampleCopied(t *testing.T) {
 		t.Errorf("Run() = %s verified %t; want the second answer applied and verified", rep.Status, rep.Verified)
 	}
 }
+
+// TestWholeFileLeftOut: a whole-file block that leaves out definitions or
+// tests the file has is refused once, naming them (a renamed variable is
+// not left out), and nothing is written;
+// the coder's next blocks, with everything kept, are written. A task that
+// names a definition may drop it, and a block that leaves something out a
+// second time is written (the checks and the guard judge it).
+func TestWholeFileLeftOut(t *testing.T) {
+	const (
+		oldA    = "package a\n\nvar broken int\n\nfunc Keep() int { return 1 }\n"
+		oldTest = "package a\n\nimport \"testing\"\n\nfunc TestKeep(t *testing.T) {\n\tif Keep() != 1 {\n\t\tt.Fatal(Keep())\n\t}\n}\n"
+		onlyNew = "package a\n\nvar fixed int\n\nfunc Added() int { return 2 }\n"
+		newTest = "package a\n\nimport \"testing\"\n\nfunc TestAdded(t *testing.T) {\n\tif Added() != 2 {\n\t\tt.Fatal(Added())\n\t}\n}\n"
+		fullA   = "package a\n\nvar fixed int\n\nfunc Keep() int { return 1 }\n\nfunc Added() int { return 2 }\n"
+	)
+	fullTest := oldTest + "\nfunc TestAdded(t *testing.T) {\n\tif Added() != 2 {\n\t\tt.Fatal(Added())\n\t}\n}\n"
+	block := func(p, text string) string { return p + "\n```go\n" + text + "```\n\n" }
+	setup := func(t *testing.T, steps ...step) (*harness, *scripted) {
+		dir := workspace(t, map[string]string{"a.go": oldA, "a_test.go": oldTest})
+		cfg := testConfig(dir, goLint())
+		cfg.Agent.Planner = config.PlannerAuto
+		cfg.Agent.EditFormat = config.EditWhole
+		cfg.Agent.BriefChars = 20000
+		be := newScripted(t, steps...)
+		return newHarness(t, cfg, be), be
+	}
+
+	t.Run("refused once, then kept", func(t *testing.T) {
+		h, be := setup(t, say("Added.\n\n"+block("a.go", onlyNew)+block("a_test.go", newTest)),
+			say(block("a.go", fullA)+block("a_test.go", fullTest)), say(verdict(true, "ok")))
+		rep := h.run(t, "add Added to a.go, with a test")
+		reqs := be.requests()
+		if len(reqs) < 2 {
+			t.Fatalf("%d requests, want the coder asked again", len(reqs))
+		}
+		msgs := toolMessages(reqs[1])
+		if len(msgs) != 2 ||
+			!strings.Contains(msgs[0].Content, "The block for a.go leaves out Keep, which the file has now") ||
+			!strings.Contains(msgs[1].Content, "The block for a_test.go leaves out TestKeep, which the file has now") ||
+			strings.Contains(msgs[1].Content, "the test TestKeep") {
+			t.Errorf("the coder's next turn sees %+v, want both blocks refused, naming what they leave out once", msgs)
+		}
+		if got, gotTest := h.read(t, "a.go"), h.read(t, "a_test.go"); got != fullA || gotTest != fullTest || !rep.Verified {
+			t.Errorf("a.go = %q, a_test.go = %q, verified %t (%s); want the second blocks written and verified", got, gotTest, rep.Verified, rep.Reason)
+		}
+		var refused, written int
+		for _, e := range rep.Events {
+			if e.Tool == "file_write" && e.Status == report.StatusOK {
+				written++
+			} else if e.Tool == "file_write" {
+				refused++
+			}
+		}
+		if refused != 2 || written != 2 {
+			t.Errorf("%d refused and %d written file_write events, want 2 and 2", refused, written)
+		}
+	})
+
+	t.Run("a JavaScript test", func(t *testing.T) {
+		const oldJS = "import { test } from \"node:test\";\nimport { unique } from \"./arrays.js\";\n\ntest(\"unique keeps first occurrences\", () => {\n  unique([1]);\n});\n"
+		const newJS = "import { test } from \"node:test\";\nimport { chunk } from \"./arrays.js\";\n\ntest(\"chunk splits\", () => {\n  chunk([1], 1);\n});\n"
+		dir := workspace(t, map[string]string{"a.go": oldA, "arrays.test.js": oldJS})
+		cfg := testConfig(dir, goLint())
+		cfg.Agent.Planner = config.PlannerAuto
+		cfg.Agent.EditFormat = config.EditWhole
+		cfg.Agent.BriefChars = 20000
+		be := newScripted(t, say("arrays.test.js\n```js\n"+newJS+"```\n"), say(block("a.go", fullA)), say(verdict(true, "ok")))
+		h := newHarness(t, cfg, be)
+		h.run(t, "add chunk with a test")
+		msgs := toolMessages(be.requests()[1])
+		if len(msgs) != 1 || !strings.Contains(msgs[0].Content, `The block for arrays.test.js leaves out the test \"unique keeps first occurrences\", which the file has now`) {
+			t.Errorf("the coder's next turn sees %+v, want the block refused, naming the test", msgs)
+		}
+		if got := h.read(t, "arrays.test.js"); got != oldJS {
+			t.Errorf("arrays.test.js = %q, want it as it was", got)
+		}
+	})
+
+	t.Run("named by the task", func(t *testing.T) {
+		renamed := "package a\n\nvar fixed int\n\nfunc Added() int { return 2 }\n"
+		h, _ := setup(t, say(block("a.go", renamed)), say(verdict(true, "ok")))
+		rep := h.run(t, "remove Keep and broken from a.go and add Added")
+		if got := h.read(t, "a.go"); got != renamed || rep.Roles[1].Turns != 1 {
+			t.Errorf("a.go = %q after %d coder turns, want the block written at once", got, rep.Roles[1].Turns)
+		}
+	})
+
+	t.Run("the same again is written", func(t *testing.T) {
+		drop := say(block("a.go", onlyNew))
+		h, be := setup(t, drop, drop, say(verdict(true, "ok")))
+		h.run(t, "add Added to a.go")
+		if got := h.read(t, "a.go"); got != onlyNew || be.left() != 0 {
+			t.Errorf("a.go = %q, %d steps left; want the second block written", got, be.left())
+		}
+	})
+}

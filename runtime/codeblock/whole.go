@@ -3,7 +3,10 @@ package codeblock
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
+
+	"flow/runtime/lang"
 )
 
 // Whole is one file an answer gives whole, in the declared whole-file
@@ -248,4 +251,90 @@ func elision(text, old string) string {
 		}
 	}
 	return ""
+}
+
+// LeftOut returns the top-level definitions of old, a file of language
+// (as [lang.Decls] reads it), that text, given whole for that file, no
+// longer defines, in old's order: functions, types, classes, methods (a
+// Go method as "Type.Method", a Python class's as "Class.method") and
+// bindings, by name. A definition that text gives under a new name (a new
+// definition of its kind with more than half of its code lines, the name
+// changed) is renamed, not left out. A small model asked for a whole file
+// often gives the new function alone, or a test file with only its new
+// tests, and the whole file would then delete the rest (doc/design.md
+// §6.7). It is nil when either text cannot be read: whether anything is
+// left out cannot be told, and the checks will say what the file does.
+func LeftOut(language, old, text string) []string {
+	if !lang.Scans(language) {
+		return nil
+	}
+	before, ok := lang.Decls(language, old)
+	if !ok {
+		return nil
+	}
+	after, ok := lang.Decls(language, text)
+	if !ok {
+		return nil
+	}
+	names := func(d lang.Decl) []string { return append(slices.Clone(d.Names), d.Members...) }
+	has, had := map[string]bool{}, map[string]bool{}
+	for _, d := range after {
+		for _, n := range names(d) {
+			has[n] = true
+		}
+	}
+	for _, d := range before {
+		for _, n := range names(d) {
+			had[n] = true
+		}
+	}
+	var added []lang.Decl
+	for _, d := range after {
+		if d.Name != "" && !had[d.Name] {
+			added = append(added, d)
+		}
+	}
+	var out []string
+	for _, d := range before {
+		if d.Kind == lang.Import || d.Kind == lang.Package {
+			continue
+		}
+		for _, n := range names(d) {
+			switch {
+			case n == "" || n == "_" || has[n] || slices.Contains(out, n):
+			case n == d.Name && slices.ContainsFunc(added, func(a lang.Decl) bool { return renamed(old, d, text, a) }):
+			default:
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// renamed reports whether a, a definition of text, is d of old under a
+// new name: of the same kind, holding more than half of d's code lines
+// (blank lines and lines of closing brackets aside) with d's name
+// replaced by a's.
+func renamed(old string, d lang.Decl, text string, a lang.Decl) bool {
+	if a.Kind != d.Kind {
+		return false
+	}
+	lines := func(src string) []string {
+		var out []string
+		for _, l := range strings.Split(src, "\n") {
+			if l = strings.TrimSpace(l); l != "" && strings.Trim(l, ")]};,") != "" {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	mine := lines(strings.ReplaceAll(old[d.CodeStart:d.End], d.Name, a.Name))
+	theirs := lines(text[a.CodeStart:a.End])
+	kept := 0
+	for _, l := range mine {
+		if slices.Contains(theirs, l) {
+			kept++
+		}
+	}
+	return len(mine) > 0 && 2*kept > len(mine)
 }

@@ -1,6 +1,7 @@
 package codeblock
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -89,6 +90,44 @@ func TestWholeFiles(t *testing.T) {
 			got := WholeFiles(tc.answer, old)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("WholeFiles (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestLeftOut: the definitions a whole file leaves out are named, in the
+// old file's order; a renamed one is not, nor one the new text keeps.
+func TestLeftOut(t *testing.T) {
+	const uniqueJS = "/**\n * unique returns the elements once.\n */\nexport function unique(array) {\n  return [...new Set(array)];\n}\n"
+	const chunkJS = "/**\n * chunk splits array.\n */\nexport function chunk(array, size) {\n  const out = [];\n  for (let i = 0; i < array.length; i += size) {\n    out.push(array.slice(i, i + size));\n  }\n  return out;\n}\n"
+	tests := []struct {
+		name, language, old, text string
+		want                      []string
+	}{
+		{"new function alone", "javascript", uniqueJS, chunkJS, []string{"unique"}},
+		{"both kept", "javascript", uniqueJS, uniqueJS + "\n" + chunkJS, nil},
+		{"a changed body", "javascript", uniqueJS, strings.Replace(uniqueJS, "new Set(array)", "new Set(array.flat())", 1), nil},
+		{"renamed", "go", "package a\n\nvar broken int\n\nfunc Keep() {}\n", "package a\n\nvar fixed int\n\nfunc Keep() {}\n", nil},
+		{"renamed with a changed body", "go",
+			"package a\n\nfunc Sum(xs []int) int {\n\tt := 0\n\tfor _, x := range xs {\n\t\tt += x\n\t}\n\treturn t\n}\n",
+			"package a\n\nfunc Total(xs []int) int {\n\tt := 0\n\tfor _, x := range xs {\n\t\tt += x * 2\n\t}\n\treturn t\n}\n", nil},
+		{"a Go method and a function", "go",
+			"package a\n\ntype S struct{}\n\nfunc (S) Remove() {}\n\nfunc Keep() {}\n\nfunc Other() int { return 1 }\n",
+			"package a\n\ntype S struct{}\n\nfunc Keep() {}\n\nfunc Added() string { return \"x\" }\n", []string{"S.Remove", "Other"}},
+		{"a Python method", "python",
+			"class Cart:\n    def total(self):\n        return 1\n\n    def count(self):\n        return 2\n",
+			"class Cart:\n    def total(self):\n        return 3\n", []string{"Cart.count"}},
+		{"a Go test", "go",
+			"package a\n\nimport \"testing\"\n\nfunc TestOld(t *testing.T) {\n\tt.Log(1)\n}\n",
+			"package a\n\nimport \"testing\"\n\nfunc TestNew(t *testing.T) {\n\tt.Fatal(2)\n}\n", []string{"TestOld"}},
+		{"imports are not definitions", "javascript", "import { a } from \"./a.js\";\n\nexport const b = 1;\n", "import { c } from \"./c.js\";\n\nexport const b = 1;\n", nil},
+		{"new text does not parse", "go", "package a\n\nfunc A() {}\n", "package a\n\nfunc B( {\n", nil},
+		{"a language not read", "ruby", "def a\nend\n", "", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := LeftOut(tc.language, tc.old, tc.text); !slices.Equal(got, tc.want) {
+				t.Errorf("LeftOut() = %q, want %q", got, tc.want)
 			}
 		})
 	}
