@@ -59,15 +59,6 @@ func (r *run) verifyGuard() *verify.Guard {
 	}
 }
 
-// classifier knows the operator's test globs and the checks' argv.
-func classifier(cfg *config.Config) weakening.Classifier {
-	c := weakening.Classifier{Tests: cfg.Verify.Tests}
-	for _, ch := range cfg.Checks {
-		c.Checks = append(c.Checks, ch.Cmd)
-	}
-	return c
-}
-
 // testChecks returns the runner of the fail-then-pass evidence: the
 // required checks of kind "test" (all required checks when none is of that
 // kind), each treated as required, in the scratch copy dir.

@@ -276,18 +276,7 @@ func LeftOut(language, old, text string) []string {
 	if !ok {
 		return nil
 	}
-	names := func(d lang.Decl) []string { return append(slices.Clone(d.Names), d.Members...) }
-	has, had := map[string]bool{}, map[string]bool{}
-	for _, d := range after {
-		for _, n := range names(d) {
-			has[n] = true
-		}
-	}
-	for _, d := range before {
-		for _, n := range names(d) {
-			had[n] = true
-		}
-	}
+	has, had := declared(after), declared(before)
 	var added []lang.Decl
 	for _, d := range after {
 		if d.Name != "" && !had[d.Name] {
@@ -299,13 +288,27 @@ func LeftOut(language, old, text string) []string {
 		if d.Kind == lang.Import || d.Kind == lang.Package {
 			continue
 		}
-		for _, n := range names(d) {
+		for _, n := range declNames(d) {
 			switch {
 			case n == "" || n == "_" || has[n] || slices.Contains(out, n):
 			case n == d.Name && slices.ContainsFunc(added, func(a lang.Decl) bool { return renamed(old, d, text, a) }):
 			default:
 				out = append(out, n)
 			}
+		}
+	}
+	return out
+}
+
+// declNames are the names an item declares, its class's members with them.
+func declNames(d lang.Decl) []string { return append(slices.Clone(d.Names), d.Members...) }
+
+// declared is the set of the names items declare.
+func declared(ds []lang.Decl) map[string]bool {
+	out := map[string]bool{}
+	for _, d := range ds {
+		for _, n := range declNames(d) {
+			out[n] = true
 		}
 	}
 	return out
